@@ -1,0 +1,40 @@
+# memhtml — every target sets up what it needs, so each is the one command on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PYTEST_WORKERS ?= 2
+
+.PHONY: demo test check lint typecheck importlint bench clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	@bash scripts/demo.sh
+
+test: $(STAMP) lint typecheck importlint
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider
+
+check: test
+
+lint: $(STAMP)
+	$(BIN)/ruff check memhtml tests scripts
+	$(BIN)/ruff format --check memhtml tests scripts
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+importlint: $(STAMP)
+	$(BIN)/lint-imports
+
+bench: $(STAMP)
+	$(BIN)/python scripts/bench_write.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist

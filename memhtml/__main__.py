@@ -1,0 +1,5 @@
+"""`python -m memhtml` runs the CLI."""
+
+from memhtml.cli.entry import main
+
+main()

@@ -1,0 +1,1 @@
+"""The command-line door: argument grammar, envelopes, rendering and the exit-status mapping."""

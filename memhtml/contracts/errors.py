@@ -1,0 +1,115 @@
+"""Typed failures and the closed list of error codes every door reports.
+
+Each failure class carries its envelope code, whether retrying the same call can succeed, and
+runnable suggestions. The CLI maps classes to codes and exit statuses in one place.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final
+
+# The original's 21 codes, in manifest order; append-only.
+ERROR_CODES: Final[tuple[str, ...]] = (
+    "ERR_UNKNOWN_COMMAND",
+    "ERR_MISSING_ARGUMENT",
+    "ERR_INVALID_FLAG",
+    "ERR_UNEXPECTED_ARGUMENT",
+    "ERR_REPO_REQUIRED",
+    "ERR_PATH_NOT_FOUND",
+    "ERR_INVALID_MEMORY",
+    "ERR_DUPLICATE_CONTENT",
+    "ERR_WRITE_CONFLICT",
+    "ERR_DIRTY_TREE",
+    "ERR_INDEX_STALE",
+    "ERR_EMBED_MODEL_MISMATCH",
+    "ERR_MODEL_UNAVAILABLE",
+    "ERR_STORAGE",
+    "ERR_GIT",
+    "ERR_DISCRIMINATION_FAILED",
+    "ERR_UNKNOWN",
+    "ERR_REBUILD_NO_EMBED_REFUSED",
+    "ERR_UNKNOWN_HOST",
+    "ERR_UNKNOWN_HOOK_EVENT",
+    "ERR_INTEGRATION_MODIFIED",
+)
+
+USAGE_ERROR_CODES: Final[tuple[str, ...]] = (
+    "ERR_UNKNOWN_COMMAND",
+    "ERR_MISSING_ARGUMENT",
+    "ERR_INVALID_FLAG",
+    "ERR_UNEXPECTED_ARGUMENT",
+    "ERR_REPO_REQUIRED",
+)
+
+
+class MemhtmlError(Exception):
+    """Base of every failure a door reports as an error envelope."""
+
+    code: ClassVar[str] = "ERR_UNKNOWN"
+    retryable: ClassVar[bool] = False
+    usage: ClassVar[bool] = False
+
+    def __init__(self, message: str, suggestions: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.suggestions: list[str] = list(suggestions or [])
+
+
+class UsageError(MemhtmlError):
+    """The command line itself must change; found before any I/O (exit 2)."""
+
+    usage = True
+
+    def __init__(self, code: str, message: str, suggestions: list[str] | None = None) -> None:
+        super().__init__(message, suggestions)
+        self.instance_code = code
+
+    @property
+    def envelope_code(self) -> str:
+        return self.instance_code
+
+
+class PathNotFound(MemhtmlError):
+    code = "ERR_PATH_NOT_FOUND"
+
+
+class InvalidMemory(MemhtmlError):
+    code = "ERR_INVALID_MEMORY"
+
+
+class WriteConflict(MemhtmlError):
+    code = "ERR_WRITE_CONFLICT"
+
+
+class DirtyTree(MemhtmlError):
+    code = "ERR_DIRTY_TREE"
+
+
+class StorageFailure(MemhtmlError):
+    code = "ERR_STORAGE"
+    retryable = True
+
+
+class GitFailure(MemhtmlError):
+    code = "ERR_GIT"
+    retryable = True
+
+
+class NotAStore(MemhtmlError):
+    """The root is not an initialized memory store; the remedy is `memhtml init`."""
+
+    code = "ERR_GIT"
+
+
+class LockTimeout(MemhtmlError):
+    """Another writer held the store lock for longer than we were willing to wait."""
+
+    code = "ERR_GIT"
+    retryable = True
+
+
+def envelope_code(error: MemhtmlError) -> str:
+    """The one code an error reports, whether fixed by class or chosen per instance."""
+    if isinstance(error, UsageError):
+        return error.envelope_code
+    return error.code

@@ -1,0 +1,101 @@
+"""Path algebra of the corpus: normalization, the memory-path predicate, slugs, filenames and archive mapping.
+
+A memory's repo-relative path is its only identity, so these functions are pure and total: the same
+inputs always give the same path, and `original_path_for` is a left inverse of `archive_path_for`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Final
+
+from memhtml.contracts.vocabulary import GENERATED_BASENAMES, PARA_BUCKETS
+
+SLUG_MAX: Final[int] = 80
+MAX_COLLISION_ORDINAL: Final[int] = 1000
+_NON_SLUG: Final = re.compile(r"[^a-z0-9]+")
+_ARCHIVED: Final = re.compile(r"^archive/(\d{4,})/(.+)$")
+# Stems that would collide with generated artifacts (`index.html` is overwritten by publishing).
+RESERVED_STEMS: Final[frozenset[str]] = frozenset({"index"})
+
+
+def normalize_path(path: str) -> str:
+    """Strip leading slashes, collapse `//` and drop one trailing slash, as the original does."""
+    collapsed = re.sub(r"/{2,}", "/", path.strip().lstrip("/"))
+    return collapsed[:-1] if collapsed.endswith("/") else collapsed
+
+
+def path_problem(path: str) -> str | None:
+    """Why `path` (already normalized) is not a usable memory path, or None when it is usable."""
+    if not path:
+        return "it is empty"
+    segments = path.split("/")
+    if any(segment in ("", ".", "..") for segment in segments):
+        return "it has an empty, `.` or `..` segment"
+    if segments[0] not in PARA_BUCKETS:
+        return "it is not rooted in a PARA bucket (projects, areas, resources, archive)"
+    if len(segments) < 2:
+        return "it names a bucket, not a file inside one"
+    if not path.endswith(".html"):
+        return "it does not end in .html"
+    if segments[-1] in GENERATED_BASENAMES:
+        return f"`{segments[-1]}` is reserved for generated artifacts"
+    return None
+
+
+def is_memory_path(path: str) -> bool:
+    """True for a repo-relative path that can hold a memory (an indexable `.html` inside a bucket)."""
+    return path_problem(path) is None
+
+
+def is_archived_path(path: str) -> bool:
+    """Archived-ness is derived from the bucket, never from the status meta."""
+    return path.startswith("archive/")
+
+
+def archive_path_for(path: str, year: int) -> str:
+    """Where `path` goes when archived in `year` (UTC year of the operation)."""
+    return f"archive/{year:04d}/{normalize_path(path)}"
+
+
+def original_path_for(path: str) -> str:
+    """Strip exactly one `archive/<YYYY>/` prefix; paths outside the archive are returned unchanged."""
+    match = _ARCHIVED.match(path)
+    return match.group(2) if match else path
+
+
+def slugify(text: str) -> str:
+    """NFKD, drop combining marks, lowercase, non-`[a-z0-9]` runs to `-`, trimmed, at most 80 characters."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    slug = _NON_SLUG.sub("-", stripped.lower()).strip("-")
+    if len(slug) > SLUG_MAX:
+        slug = slug[:SLUG_MAX].rstrip("-")
+    return slug or "untitled"
+
+
+def slug_with_ordinal(slug: str, ordinal: int) -> str:
+    """The slug for collision `ordinal` (1 = bare); the suffix stays inside the 80-character budget."""
+    if ordinal == 1:
+        return slug
+    suffix = f"-{ordinal}"
+    cut = SLUG_MAX - len(suffix)
+    head = slug[:cut].rstrip("-")
+    # An 80-character slug whose tail already is the suffix would rebuild itself; cut one shorter.
+    if head + suffix == slug:
+        head = slug[: cut - 1].rstrip("-")
+    return (head or "untitled") + suffix
+
+
+def memory_filename(slug: str, ordinal: int, date_prefix: str | None) -> str:
+    """`<slug>.html`, with the collision suffix and, for episodic memories, a `YYYYMMDD-` prefix."""
+    stem = slug_with_ordinal(slug, ordinal)
+    if ordinal == 1 and stem in RESERVED_STEMS and date_prefix is None:
+        stem = slug_with_ordinal(slug, 2)
+    return f"{date_prefix}-{stem}.html" if date_prefix else f"{stem}.html"
+
+
+def href_for(path: str) -> str:
+    """The root-absolute href form of a repo-relative path."""
+    return "/" + path

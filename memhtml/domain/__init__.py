@@ -1,0 +1,1 @@
+"""Domain: pure computations over memories (standard library only)."""

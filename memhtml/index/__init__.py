@@ -1,0 +1,1 @@
+"""The index: a disposable DuckDB projection of the corpus and retrieval over it."""

@@ -1,0 +1,1 @@
+"""The store: the only writer of the corpus (git repository, placement, locking, commits)."""

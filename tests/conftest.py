@@ -1,0 +1,85 @@
+"""Shared fixtures: a hermetic git configuration for every test, stores in temp directories, and a
+runner for the real `memhtml` executable in a child process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERMETIC_GIT = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-02T03:04:05Z",
+    "GIT_COMMITTER_DATE": "2026-01-02T03:04:05Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+@pytest.fixture(autouse=True)
+def hermetic_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every git child sees the same identity, dates and an empty global config, whatever the machine has."""
+    home = tmp_path_factory.mktemp("home")
+    global_config = home / ".gitconfig"
+    global_config.write_text("[init]\n\tdefaultBranch = main\n", encoding="utf-8")
+    for key, value in HERMETIC_GIT.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(global_config))
+    monkeypatch.setenv("HOME", str(home))
+    for key in ("MEMHTML_ROOT", "MEMHTML_REFUSE_ENV_ROOT", "MEMHTML_OUTPUT", "GIT_DIR", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(key, raising=False)
+
+
+@dataclass
+class Answer:
+    status: int
+    stdout: str
+    stderr: str
+
+    @property
+    def envelope(self) -> dict[str, Any]:
+        parsed = json.loads(self.stdout)
+        assert isinstance(parsed, dict)
+        return parsed
+
+    @property
+    def data(self) -> dict[str, Any]:
+        data = self.envelope["data"]
+        assert isinstance(data, dict)
+        return data
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Answer:
+    """Run the real CLI in a child process with stdout piped (so it answers JSON)."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "memhtml", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+    return Answer(completed.returncode, completed.stdout, completed.stderr)
+
+
+def git(root: Path, *args: str) -> str:
+    completed = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True)
+    return completed.stdout
+
+
+@pytest.fixture
+def store_root(tmp_path: Path) -> Iterator[Path]:
+    """An initialized store made through the real CLI."""
+    root = tmp_path / "store"
+    answer = run_cli("init", "--repo", str(root))
+    assert answer.status == 0, answer.stdout + answer.stderr
+    yield root
