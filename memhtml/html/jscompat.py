@@ -1,0 +1,111 @@
+"""JavaScript string and number semantics that the original's file bytes and parsed values depend on.
+
+The reference is TypeScript: `String.prototype.trim`, `/\\s/`, `Number()`, `toFixed(2)` and UTF-16
+lengths leak into titles, gists, confidence stamps and messages, so we reproduce them exactly here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Final
+
+# ECMAScript WhiteSpace + LineTerminator: what `trim()` strips and what `\s` matches.
+JS_WHITESPACE: Final = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_JS_WHITESPACE_RUN: Final = re.compile(f"[{re.escape(JS_WHITESPACE)}]+")
+# HTML's notion of whitespace, the only thing the canonical text collapses (NBSP is content).
+_ASCII_WHITESPACE_RUN: Final = re.compile(r"[ \t\n\f\r]+")
+_DECIMAL_LITERAL: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_RADIX_LITERAL: Final = re.compile(r"0(?:[xX](?P<hex>[0-9a-fA-F]+)|[oO](?P<oct>[0-7]+)|[bB](?P<bin>[01]+))")
+
+
+def js_trim(text: str) -> str:
+    """`String.prototype.trim`: strips JS whitespace, which includes NBSP and U+3000 but not U+0085."""
+    return text.strip(JS_WHITESPACE)
+
+
+def collapse_ascii_whitespace(text: str) -> str:
+    """Every run of ASCII whitespace (space, tab, LF, FF, CR) becomes one space; nothing else changes."""
+    return _ASCII_WHITESPACE_RUN.sub(" ", text)
+
+
+def collapsed(text: str) -> str:
+    """ASCII-collapsed then JS-trimmed: the reference's rule for gist, title, facet and citation text."""
+    return js_trim(collapse_ascii_whitespace(text))
+
+
+def js_flattened(text: str) -> str:
+    r"""`text.replace(/\s+/g, " ").trim()`: every JS whitespace run becomes one space, edges trimmed."""
+    return js_trim(_JS_WHITESPACE_RUN.sub(" ", text))
+
+
+def utf16_length(text: str) -> int:
+    """`text.length` in JavaScript: astral characters count twice."""
+    return sum(2 if ord(char) > 0xFFFF else 1 for char in text)
+
+
+def js_word_count(text: str) -> int:
+    """How many runs `text.split(/\\s+/)` leaves non-empty."""
+    return sum(1 for word in _JS_WHITESPACE_RUN.split(text) if word)
+
+
+def js_number(text: str) -> float | None:
+    """`Number(text)` for a string; None where JS gives NaN. Blank text gives 0, as in JS."""
+    body = js_trim(text)
+    if not body:
+        return 0.0
+    if _DECIMAL_LITERAL.fullmatch(body):
+        return float(body)
+    radix = _RADIX_LITERAL.fullmatch(body)
+    if radix:
+        if radix.group("hex"):
+            return float(int(radix.group("hex"), 16))
+        if radix.group("oct"):
+            return float(int(radix.group("oct"), 8))
+        return float(int(radix.group("bin") or "0", 2))
+    if body in ("Infinity", "+Infinity"):
+        return math.inf
+    if body == "-Infinity":
+        return -math.inf
+    return None
+
+
+def finite_number(text: str) -> float | None:
+    """The value of a non-blank string that JS `Number()` reads as a finite number, else None."""
+    if not js_trim(text):
+        return None
+    value = js_number(text)
+    if value is None or not math.isfinite(value):
+        return None
+    return value
+
+
+def js_to_fixed_2(value: float) -> str:
+    """`value.toFixed(2)`: the exact binary value rounded half-up (0.125 -> "0.13"; '%.2f' gives "0.12")."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        value = 0.0  # JS prints -0 as "0.00"
+    return str(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def utf16_prefix(text: str, units: int) -> str:
+    """`text.slice(0, units)` counted in UTF-16 code units; a pair cut in half is dropped, not split."""
+    taken = 0
+    for index, char in enumerate(text):
+        width = 2 if ord(char) > 0xFFFF else 1
+        if taken + width > units:
+            return text[:index]
+        taken += width
+    return text
+
+
+def utf16_sort_key(text: str) -> bytes:
+    """A key that orders strings the way JS's default sort does (by UTF-16 code units)."""
+    return text.encode("utf-16-be", "surrogatepass")

@@ -1,0 +1,101 @@
+"""The one door to the HTML5 parser: Lexbor (via selectolax) in, our neutral tree out.
+
+Lexbor is spec-conformant where it matters for the corpus contract (it swallows the newline after
+`<pre>`, inserts `<tbody>`, closes `<p>` before blocks), which is what reproduces the reference's
+hashes and canonical bytes. No other module imports selectolax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from selectolax.lexbor import LexborHTMLParser
+
+from memhtml.html.tree import Comment, Element, Node, Text
+
+# Lexbor's pseudo tag names for non-element nodes.
+_TEXT_TAG = "-text"
+_COMMENT_TAG = "-comment"
+
+
+def parse_document(markup: str) -> Element:
+    """Parse a whole document; returns the `<html>` element (Lexbor always creates html/head/body)."""
+    root = LexborHTMLParser(markup).root
+    if root is None:  # pragma: no cover - Lexbor builds <html> even for empty input
+        return Element("html", [], [])
+    html = Element(root.tag or "html", _attributes(root), [])
+    _convert(root.iter(include_text=True), html)
+    return html
+
+
+def parse_fragment(markup: str, context: str = "article") -> list[Node]:
+    """The top-level nodes of `markup` parsed as the inner HTML of a `context` element (HTML5 fragment)."""
+    if not markup:
+        return []
+    root = LexborHTMLParser(markup, is_fragment=True, fragment_tag=context).root
+    if root is None:
+        return []
+    # On a fragment root, iter() covers every top-level node of the fragment.
+    return _convert(root.iter(include_text=True), None)
+
+
+def _convert(children: Iterator[Any], parent_of_top: Element | None) -> list[Node]:
+    """Rebuild Lexbor nodes (and their subtrees) as neutral nodes; iterative, so depth is unbounded.
+
+    Top-level nodes become children of `parent_of_top` when given, else they are returned.
+
+    This loop runs once per node of every file read, so it is written flat rather than factored.
+    """
+    top: list[Node] = []
+    stack: list[tuple[Iterator[Any], Element | None]] = [(children, parent_of_top)]
+    while stack:
+        siblings, parent = stack[-1]
+        lexbor_node = next(siblings, None)
+        if lexbor_node is None:
+            stack.pop()
+            continue
+        tag = lexbor_node.tag
+        node: Node
+        if tag == _TEXT_TAG:
+            node = Text(lexbor_node.text_content or "")
+        elif tag == _COMMENT_TAG:
+            node = Comment(_comment_data(lexbor_node))
+        elif tag is None:
+            # Lexbor keeps `<?x?>` as a processing instruction; HTML5 (and the reference) make it the
+            # bogus comment `<!--?x?-->`.
+            markup = lexbor_node.html or ""
+            if not (markup.startswith("<?") and markup.endswith(">")):
+                continue
+            node = Comment(markup[1:-1])
+        elif tag[0] == "-" and not lexbor_node.is_element_node:
+            continue  # doctype and other node kinds carry nothing we keep
+        else:
+            element = Element(tag, _attributes(lexbor_node), [], parent)
+            if tag == "template":
+                element.template_content = _template_content(lexbor_node)
+            stack.append((lexbor_node.iter(include_text=True), element))
+            node = element
+        (top if parent is None else parent.children).append(node)
+    return top
+
+
+def _attributes(lexbor_node: Any) -> list[tuple[str, str]]:
+    # A bare attribute (`<input disabled>`) has no value in Lexbor; the DOM value is "".
+    attributes = lexbor_node.attributes
+    return [(name, value or "") for name, value in attributes.items()] if attributes else []
+
+
+def _comment_data(lexbor_node: Any) -> str:
+    # comment_content strips surrounding whitespace; the serialized form keeps the exact data.
+    markup = lexbor_node.html or ""
+    if markup.startswith("<!--") and markup.endswith("-->") and len(markup) >= 7:
+        return str(markup[4:-3])
+    return str(lexbor_node.comment_content or "")
+
+
+def _template_content(lexbor_template: Any) -> list[Node]:
+    content: list[Node] = []
+    for fragment in lexbor_template.template_fragments():
+        content.extend(_convert(fragment.iter(include_text=True), None))
+    return content
