@@ -1,0 +1,83 @@
+"""Running git: one sanitized child-process call, and the failure it raises.
+
+Every git child gets a scrubbed environment (no inherited GIT_DIR/GIT_INDEX_FILE/... from a hook or
+parent process, no prompts, no optional locks, C locale) unless the caller states a variable on purpose.
+Messages never carry argv, paths of the host or git's own text beyond its exit status.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Final
+
+from memhtml.contracts.errors import GitFailure
+
+# Variables a hook or a parent git process can leak into us; they would redirect our git calls.
+_LEAKY_GIT_VARIABLES: Final[tuple[str, ...]] = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_PREFIX",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_NAMESPACE",
+)
+
+
+def git_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a git child: the caller's, scrubbed of redirecting variables, plus `extra`."""
+    env = {key: value for key, value in os.environ.items() if key not in _LEAKY_GIT_VARIABLES}
+    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_git(
+    root: Path,
+    args: Sequence[str],
+    *,
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    ok_statuses: tuple[int, ...] = (0,),
+) -> subprocess.CompletedProcess[bytes]:
+    """Run `git -C root <args>`; raise GitFailure unless the exit status is in `ok_statuses`."""
+    try:
+        completed = subprocess.run(
+            ["git", "-C", str(root), *args],
+            input=stdin,
+            capture_output=True,
+            env=git_environment(env),
+            check=False,
+        )
+    except OSError as error:  # git missing or not executable
+        raise GitFailure(f"git {args[0]} could not start ({error.strerror})", ["install git"]) from error
+    if completed.returncode not in ok_statuses:
+        raise GitFailure(
+            f"git {args[0]} failed (exit {completed.returncode})" + _hint(completed.stderr),
+            [],
+        )
+    return completed
+
+
+def git_text(root: Path, args: Sequence[str], **kwargs: object) -> str:
+    """stdout of a git call as text with the trailing newline removed."""
+    completed = run_git(root, args, **kwargs)  # type: ignore[arg-type]
+    return completed.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+
+
+def _hint(stderr: bytes) -> str:
+    """A short, host-free reason for the commonest git refusals."""
+    text = stderr.decode("utf-8", "replace")
+    if "Please tell me who you are" in text or "empty ident" in text:
+        return ": no git identity is configured (set user.name and user.email)"
+    if "index.lock" in text:
+        return ": another git process holds the index lock"
+    if "not a git repository" in text:
+        return ": not a git repository"
+    return ""
