@@ -1,0 +1,55 @@
+"""How one invocation answers: JSON envelope or rich rendering, exit status, and stderr for logs.
+
+A `Door` is built once per process from the parsed command line and the configuration; commands hand
+it a result or an error and it writes exactly one answer.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memhtml.cli.envelope import EXIT_OK, encode, exit_status, failure, success, unexpected_failure
+from memhtml.contracts.errors import MemhtmlError
+
+WRITE_COMMANDS = frozenset({"write", "apply", "correct", "archive", "link", "task add", "task status"})
+
+
+@dataclass
+class Door:
+    command: str
+    json_mode: bool
+    dense: bool
+    root: Path | None = None
+    status: int = EXIT_OK
+
+    def answer(self, response_type: str, data: dict[str, Any]) -> None:
+        envelope = success(response_type, data)
+        if self.json_mode:
+            sys.stdout.write(encode(envelope, dense=self.dense))
+        else:
+            from memhtml.cli.render import render_success
+
+            render_success(response_type, data)
+        sys.stdout.flush()
+
+    def refuse(self, error: MemhtmlError) -> None:
+        envelope = failure(error, write_command=self.command in WRITE_COMMANDS)
+        self._emit_failure(envelope)
+        self.status = exit_status(error)
+
+    def crash(self, error: BaseException) -> None:
+        envelope = unexpected_failure(error, write_command=self.command in WRITE_COMMANDS)
+        self._emit_failure(envelope)
+        self.status = 1
+
+    def _emit_failure(self, envelope: dict[str, Any]) -> None:
+        if self.json_mode:
+            sys.stdout.write(encode(envelope, dense=self.dense))
+        else:
+            from memhtml.cli.render import render_failure
+
+            render_failure(envelope)
+        sys.stdout.flush()

@@ -1,0 +1,87 @@
+"""The `memhtml` executable: grammar first, then manifest/help from our own code, then one command.
+
+`manifest`, `help` and `--help` answer without importing typer, rich, git or duckdb, so they start
+fast and work with no repository at all.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from memhtml import __version__
+from memhtml.cli.door import Door
+from memhtml.cli.envelope import EXIT_OK
+from memhtml.cli.grammar import Invocation, parse_command_line
+from memhtml.contracts.errors import MemhtmlError, UsageError
+from memhtml.operations.config import Config, load_config
+
+
+def main(argv: list[str] | None = None) -> None:
+    sys.exit(run(sys.argv[1:] if argv is None else argv))
+
+
+def run(argv: list[str]) -> int:
+    """Answer one command line with exactly one result on stdout; return the exit status."""
+    config = load_config()
+    stdout_is_tty = sys.stdout.isatty()
+    try:
+        invocation = parse_command_line(
+            argv, refuse_env_root=config.refuse_env_root, stdout_is_tty=stdout_is_tty
+        )
+    except UsageError as error:
+        door = Door(
+            command=_command_words(argv),
+            json_mode=_wants_json(argv, config, stdout_is_tty),
+            dense="--dense" in argv,
+        )
+        door.refuse(error)
+        return door.status
+    json_mode = invocation.json or config.force_json or not stdout_is_tty
+    name = invocation.command.name if invocation.command else "manifest"
+    door = Door(command=name, json_mode=json_mode, dense=invocation.dense)
+    if name in ("manifest", "help") or invocation.help:
+        return _describe(door, invocation)
+    door.root = config.resolve_root(invocation.repo)
+    return _dispatch(door, invocation)
+
+
+def _describe(door: Door, invocation: Invocation) -> int:
+    from memhtml.cli.manifest import help_data, help_markdown, manifest_data
+
+    target = invocation.help_target()
+    # The manifest is a machine contract: JSON even on a terminal, as in the original.
+    describing_help = invocation.help or (
+        invocation.command is not None and invocation.command.name == "help"
+    )
+    if door.json_mode or not describing_help:
+        door.json_mode = True
+        if target is None:
+            door.answer("cli.manifest", manifest_data(__version__))
+        else:
+            door.answer("cli.help", help_data(target))
+    else:
+        from memhtml.cli.render import render_markdown
+
+        render_markdown(help_markdown(target))
+    return EXIT_OK
+
+
+def _dispatch(door: Door, invocation: Invocation) -> int:
+    from memhtml.cli.app import app
+
+    try:
+        app(args=invocation.typer_args(), obj=door, standalone_mode=False, prog_name="memhtml")
+    except MemhtmlError as error:
+        door.refuse(error)
+    except Exception as error:  # the one envelope still answers an unmapped defect
+        door.crash(error)
+    return door.status
+
+
+def _wants_json(argv: list[str], config: Config, stdout_is_tty: bool) -> bool:
+    return "--json" in argv or config.force_json or not stdout_is_tty
+
+
+def _command_words(argv: list[str]) -> str:
+    words = [word for word in argv[:2] if not word.startswith("-")]
+    return " ".join(words[:1])

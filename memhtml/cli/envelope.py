@@ -1,0 +1,74 @@
+"""The one JSON envelope on stdout, and the one total mapping from failures to codes and exit statuses.
+
+Success is `{apiVersion, type, data}`; failure is `{apiVersion, error, code, suggestions, retryable}`
+plus, for write commands, `stored: false` and the `outcome`. Exit 0 success, 2 usage, 1 failure.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Final
+
+from memhtml.contracts.errors import MemhtmlError, envelope_code
+
+API_VERSION: Final[str] = "1"
+EXIT_OK: Final[int] = 0
+EXIT_FAILURE: Final[int] = 1
+EXIT_USAGE: Final[int] = 2
+
+
+def success(response_type: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": API_VERSION, "type": response_type, "data": data}
+
+
+def failure(error: MemhtmlError, *, write_command: bool) -> dict[str, Any]:
+    envelope: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "error": error.message,
+        "code": envelope_code(error),
+        "suggestions": list(error.suggestions),
+        "retryable": error.retryable,
+    }
+    if write_command:
+        envelope["stored"] = False
+        envelope["outcome"] = "failed" if error.retryable else "refused"
+    return envelope
+
+
+def unexpected_failure(error: BaseException, *, write_command: bool) -> dict[str, Any]:
+    """An unmapped defect still answers one envelope (ERR_UNKNOWN), naming only the exception class."""
+    wrapped = MemhtmlError(f"unexpected failure ({type(error).__name__})", ["memhtml status"])
+    return failure(wrapped, write_command=write_command)
+
+
+def exit_status(error: MemhtmlError) -> int:
+    return EXIT_USAGE if error.usage else EXIT_FAILURE
+
+
+def encode(envelope: dict[str, Any], *, dense: bool) -> str:
+    """Pretty JSON with a 2-space indent (minified and null-free with --dense), one trailing newline."""
+    value = _javascript_numbers(envelope)
+    if dense:
+        value = _drop_nulls(value)
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _drop_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(item) for item in value if item is not None]
+    return value
+
+
+def _javascript_numbers(value: Any) -> Any:
+    """Integral floats print as integers (`1`, not `1.0`), as JavaScript's JSON does."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _javascript_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_javascript_numbers(item) for item in value]
+    return value

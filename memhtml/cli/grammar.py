@@ -1,0 +1,535 @@
+"""The command-line grammar: turns argv into an `Invocation` or refuses it with a `UsageError`.
+
+Owns the original's argument rules and validation order (cli-contract §1.5-§1.6) plus our stricter
+value checks, all before any I/O. Standard library only and nothing heavy imported, because
+`manifest` and `--help` must answer fast.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Final
+
+from memhtml.contracts.commands import (
+    COMMANDS,
+    COMPAT_VERSION,
+    GLOBAL_FLAGS,
+    NOT_YET_BUILT,
+    CommandSpec,
+    FlagSpec,
+    FlagType,
+    command_named,
+)
+from memhtml.contracts.errors import UsageError
+from memhtml.domain.nearest import SUGGESTION_LIMIT, family_members, nearest, nearest_command_names
+
+UNKNOWN_COMMAND: Final = "ERR_UNKNOWN_COMMAND"
+MISSING_ARGUMENT: Final = "ERR_MISSING_ARGUMENT"
+INVALID_FLAG: Final = "ERR_INVALID_FLAG"
+UNEXPECTED_ARGUMENT: Final = "ERR_UNEXPECTED_ARGUMENT"
+REPO_REQUIRED: Final = "ERR_REPO_REQUIRED"
+
+# A bare boolean flag followed by one of these reads as a mistaken `--flag value` (case-insensitive).
+_STRAY_BOOLEAN_WORDS: Final = frozenset({"true", "false", "yes", "no", "0", "1"})
+_FALSE_WORDS: Final = frozenset({"false", "0", "no", "off"})
+_TRUE_WORDS: Final = frozenset({"true", "1", "yes", "on"})
+
+# Every flag name known anywhere, with its type: a value-taking flag consumes the next token even
+# before we know which command it belongs to (flags may precede the command words).
+_FLAG_TYPES: Final[dict[str, FlagType]] = {flag.name: flag.type for flag in GLOBAL_FLAGS} | {
+    flag.name: flag.type for command in COMMANDS for flag in command.flags
+}
+_GLOBAL_NAMES: Final = tuple(flag.name for flag in GLOBAL_FLAGS)
+_NAMES: Final = [command.name for command in COMMANDS]
+
+
+@dataclass(frozen=True)
+class _FlagToken:
+    """One flag as typed. `name` drops the dashes, and the `no-` of a negated known flag."""
+
+    name: str
+    spelling: str
+    value: str | None = None
+    negated: bool = False
+    inline: bool = False
+    stray: str | None = None
+
+
+@dataclass
+class _Tokens:
+    positionals: list[str] = field(default_factory=list)
+    flags: list[_FlagToken] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """A command line that passed the grammar. `values` holds this command's flags' raw values.
+
+    `command` is None for a bare invocation (answered with the manifest). `help_topic` is the command
+    to describe when a help answer is due (`help <cmd>`, `<cmd> --help`). Booleans are stored as
+    `"true"`/`"false"`; blank values of an exactly-one pair are dropped because they count as absent.
+    """
+
+    command: CommandSpec | None
+    positionals: tuple[str, ...] = ()
+    values: dict[str, list[str]] = field(default_factory=dict)
+    dense: bool = False
+    repo: str | None = None
+    json: bool = False
+    help: bool = False
+    help_topic: CommandSpec | None = None
+    stdout_is_tty: bool = False
+
+    def help_target(self) -> CommandSpec | None:
+        """The command to describe; None means the whole manifest."""
+        return self.help_topic
+
+    @property
+    def wants_envelope(self) -> bool:
+        """Whether `--json` or a non-terminal stdout asks for the JSON envelope."""
+        return self.json or not self.stdout_is_tty
+
+    def text(self, name: str) -> str | None:
+        """The last value of string flag `name` (last wins), or its default, or None."""
+        values = self._values_of(name)
+        if values:
+            return values[-1]
+        default = self._spec(name).default
+        return default if isinstance(default, str) else None
+
+    def texts(self, name: str) -> list[str]:
+        """Every value of flag `name`, in command-line order."""
+        return list(self._values_of(name))
+
+    def integer(self, name: str) -> int | None:
+        """The last value of int flag `name`, already range-checked, or its default."""
+        values = self._values_of(name)
+        if values:
+            return int(values[-1])
+        default = self._spec(name).default
+        return default if isinstance(default, int) and not isinstance(default, bool) else None
+
+    def number(self, name: str) -> float | None:
+        """The last value of number flag `name` as a float, already range-checked, or None."""
+        values = self._values_of(name)
+        return float(values[-1]) if values else None
+
+    def flag(self, name: str) -> bool:
+        """Boolean flag `name`: its last spelling wins; absent means its default."""
+        values = self._values_of(name)
+        if values:
+            return values[-1] == "true"
+        return self._spec(name).default is True
+
+    def typer_args(self) -> list[str]:
+        """The command line in a normalized form for the typer layer: command words, `--flag=value`
+        pairs (last value for non-repeatable flags), booleans as `--x`/`--no-x`, then `--` and the
+        positionals. Global flags are not included; they travel in the Invocation."""
+        if self.command is None:
+            return []
+        args = self.command.name.split()
+        for spec in self.command.flags:
+            values = self._values_of(spec.name)
+            if not values:
+                continue
+            if spec.type == "boolean":
+                args.append(f"--{spec.name}" if values[-1] == "true" else f"--no-{spec.name}")
+                continue
+            for value in values if spec.repeatable else values[-1:]:
+                args.append(f"--{spec.name}={value}")
+        if self.positionals:
+            args.append("--")
+            args.extend(self.positionals)
+        return args
+
+    def _spec(self, name: str) -> FlagSpec:
+        spec = self.command.flag(name) if self.command else None
+        if spec is None:
+            raise KeyError(f"{name} is not a flag of {self.command.name if self.command else 'memhtml'}")
+        return spec
+
+    def _values_of(self, name: str) -> list[str]:
+        self._spec(name)
+        return self.values.get(name, [])
+
+
+def parse_command_line(argv: list[str], *, refuse_env_root: bool, stdout_is_tty: bool) -> Invocation:
+    """Apply the grammar in the original's order; raise `UsageError` for the first violation found."""
+    tokens = _tokenize(argv)
+    words = _drop_leading_blanks(tokens.positionals)
+    if not words:
+        # Bare `memhtml` (flags only) answers with the manifest and, like the original, checks nothing.
+        return _invocation(None, (), _lenient_globals(tokens), stdout_is_tty, help_topic=None)
+    command, word_count = _resolve_command(words)
+    positionals = tuple(words[word_count:])
+    if _help_requested(tokens.flags):
+        topic = _help_topic(positionals, lenient=True) if command.name == "help" else command
+        return _invocation(command, positionals, _lenient_globals(tokens), stdout_is_tty, topic or command)
+    _check_membership(command, tokens.flags)
+    _check_flag_syntax(command, tokens.flags)
+    values = _collect_values(command, tokens.flags)
+    if command.name == "help":
+        topic = _help_topic(positionals, lenient=False)
+        return _invocation(command, positionals, values, stdout_is_tty, help_topic=topic)
+    _check_arity(command, positionals)
+    _check_required(command, positionals, values)
+    _check_exactly_one(command, values)
+    _check_values(command, values, instants=True)
+    _check_values(command, values, instants=False)
+    invocation = _invocation(command, positionals, values, stdout_is_tty, help_topic=None)
+    if refuse_env_root and command.opens_repo and invocation.repo is None:
+        raise _usage(
+            command,
+            REPO_REQUIRED,
+            f"{command.name} opens a repo and MEMHTML_REFUSE_ENV_ROOT is set, so the root is not read "
+            "from MEMHTML_ROOT or ~/memhtml: name it with --repo",
+            [f"memhtml {command.name} --repo <path>"],
+        )
+    return invocation
+
+
+def _tokenize(argv: list[str]) -> _Tokens:
+    tokens = _Tokens()
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        index += 1
+        if token == "-h":
+            tokens.flags.append(_FlagToken("help", token))
+            continue
+        if not token.startswith("--"):
+            tokens.positionals.append(token)
+            continue
+        name, equals, inline_value = token[2:].partition("=")
+        negated = False
+        if name not in _FLAG_TYPES and name.startswith("no-") and name[3:] in _FLAG_TYPES:
+            name, negated = name[3:], True
+        flag_type = _FLAG_TYPES.get(name)
+        if equals:
+            tokens.flags.append(_FlagToken(name, token, inline_value, negated, inline=True))
+        elif negated or flag_type is None:
+            tokens.flags.append(_FlagToken(name, token, negated=negated))
+        elif flag_type == "boolean":
+            follower = argv[index] if index < len(argv) else None
+            stray = follower if follower is not None and follower.lower() in _STRAY_BOOLEAN_WORDS else None
+            tokens.flags.append(_FlagToken(name, token, stray=stray))
+        elif index < len(argv) and not argv[index].startswith("--"):
+            # Only a `--` prefix stops consumption, so `--budget -5` and `--title -h` take a value.
+            tokens.flags.append(_FlagToken(name, token, argv[index]))
+            index += 1
+        else:
+            tokens.flags.append(_FlagToken(name, token))
+    return tokens
+
+
+def _drop_leading_blanks(words: list[str]) -> list[str]:
+    start = 0
+    while start < len(words) and not words[start].strip():
+        start += 1
+    return words[start:]
+
+
+def _resolve_command(words: list[str]) -> tuple[CommandSpec, int]:
+    """Greedy: a two-word command beats a one-word one. Unknown names get the nearest known names."""
+    found = _match(words)
+    if found is not None:
+        return found
+    for count in (2, 1):
+        phrase = " ".join(words[:count])
+        if len(words) >= count and phrase in NOT_YET_BUILT:
+            raise UsageError(
+                UNKNOWN_COMMAND,
+                f"unknown command: {phrase} is a command of memhtml {COMPAT_VERSION} that this version "
+                "does not have yet",
+                ["memhtml manifest"],
+            )
+    raise UsageError(
+        UNKNOWN_COMMAND, f"unknown command: {' '.join(words)}", nearest_command_names(words, _NAMES)
+    )
+
+
+def _match(words: list[str]) -> tuple[CommandSpec, int] | None:
+    for count in (2, 1):
+        if len(words) >= count:
+            command = command_named(" ".join(words[:count]))
+            if command is not None:
+                return command, count
+    return None
+
+
+def _help_topic(words: tuple[str, ...], *, lenient: bool) -> CommandSpec | None:
+    """The command `help <words>` describes; None for no words. Surplus words are refused."""
+    topic_words = _drop_leading_blanks(list(words))
+    if not topic_words:
+        return None
+    found = _match(topic_words)
+    if found is None:
+        # `help index` names the family's members, which the typo rule would not find.
+        family = family_members(topic_words[0], _NAMES)
+        suggestions = (
+            family if len(topic_words) == 1 and family else nearest_command_names(topic_words, _NAMES)
+        )
+        raise UsageError(UNKNOWN_COMMAND, f"unknown command: {' '.join(topic_words)}", suggestions)
+    topic, count = found
+    surplus = topic_words[count:]
+    if surplus and not lenient:
+        raise UsageError(
+            UNEXPECTED_ARGUMENT,
+            f"unexpected argument: {_quoted(surplus)}. help describes one command: {topic.name}",
+            [f"memhtml help {topic.name}"],
+        )
+    return topic
+
+
+def _help_requested(flags: list[_FlagToken]) -> bool:
+    # Help wins over everything, so any value but an explicit false word asks for it.
+    spellings = [token for token in flags if token.name == "help"]
+    if not spellings:
+        return False
+    last = spellings[-1]
+    return not (last.negated or (last.value is not None and last.value.lower() in _FALSE_WORDS))
+
+
+def _check_membership(command: CommandSpec, flags: list[_FlagToken]) -> None:
+    own = {flag.name for flag in command.flags} | set(_GLOBAL_NAMES)
+    for token in flags:
+        if token.name in own:
+            continue
+        typed = token.spelling.partition("=")[0]
+        owners = [other.name for other in COMMANDS if _accepts(other, token)]
+        if owners:
+            raise _usage(
+                command,
+                INVALID_FLAG,
+                f"{typed} is not a flag of {command.name}",
+                [f"memhtml {owner} {typed}" for owner in owners[:SUGGESTION_LIMIT]],
+            )
+        candidates = [flag.name for flag in command.flags] + list(_GLOBAL_NAMES)
+        unknown = typed[2:]
+        raise _usage(command, INVALID_FLAG, f"unknown flag: {typed}", nearest(unknown, candidates))
+
+
+def _accepts(command: CommandSpec, token: _FlagToken) -> bool:
+    spec = command.flag(token.name)
+    return spec is not None and (not token.negated or spec.type == "boolean")
+
+
+def _check_flag_syntax(command: CommandSpec, flags: list[_FlagToken]) -> None:
+    for token in flags:
+        spec = _flag_spec(command, token.name)
+        name = f"--{spec.name}"
+        if token.negated and not spec.takes_value and token.inline:
+            raise _usage(
+                command,
+                INVALID_FLAG,
+                f"--no-{spec.name} takes no value",
+                [f"memhtml {command.name} --no-{spec.name}"],
+            )
+        if token.negated and spec.takes_value:
+            raise _usage(
+                command,
+                INVALID_FLAG,
+                f"--no-{spec.name}: {name} takes a value, so it cannot be negated",
+                [f"memhtml {command.name} {name} <value>"],
+            )
+        if token.stray is not None:
+            raise _usage(
+                command,
+                INVALID_FLAG,
+                f"{name} is a boolean flag and takes no separate value, so `{name} {token.stray}` reads "
+                f'as {name} with a stray "{token.stray}" argument',
+                [f"memhtml {command.name} {name}={token.stray}", f"memhtml {command.name} --no-{spec.name}"],
+            )
+        if not spec.takes_value and token.inline and _boolean_word(token.value) is None:
+            raise _usage(
+                command,
+                INVALID_FLAG,
+                f"{name} is a boolean flag: {name}=true|false|yes|no|1|0|on|off, "
+                f"not {_quoted([token.value or ''])}",
+                [f"memhtml {command.name} {name}", f"memhtml {command.name} --no-{spec.name}"],
+            )
+        if spec.takes_value and token.value is None:
+            raise _usage(
+                command, INVALID_FLAG, f"{name} needs a value", [f"memhtml {command.name} {name} <value>"]
+            )
+
+
+def _flag_spec(command: CommandSpec, name: str) -> FlagSpec:
+    spec = command.flag(name) or next((flag for flag in GLOBAL_FLAGS if flag.name == name), None)
+    if spec is None:  # membership was checked first, so this is a defect
+        raise AssertionError(f"--{name} passed membership for {command.name} without a spec")
+    return spec
+
+
+def _boolean_word(value: str | None) -> bool | None:
+    if value is None:
+        return True
+    lowered = value.lower()
+    if lowered in _TRUE_WORDS:
+        return True
+    if lowered in _FALSE_WORDS:
+        return False
+    return None
+
+
+def _collect_values(command: CommandSpec, flags: list[_FlagToken]) -> dict[str, list[str]]:
+    """Values of every flag, booleans normalized to "true"/"false"; globals included."""
+    values: dict[str, list[str]] = {}
+    for token in flags:
+        spec = _flag_spec(command, token.name)
+        if spec.takes_value:
+            value = token.value or ""
+        else:
+            value = "false" if token.negated or _boolean_word(token.value) is False else "true"
+        values.setdefault(spec.name, []).append(value)
+    return values
+
+
+def _check_arity(command: CommandSpec, positionals: tuple[str, ...]) -> None:
+    if command.args and command.args[-1].repeatable:
+        return
+    surplus = positionals[len(command.args) :]
+    if not surplus:
+        return
+    if command.args:
+        takes = f"takes {len(command.args)}: {', '.join(arg.name for arg in command.args)}"
+    else:
+        takes = "takes no arguments"
+    usage = " ".join(["memhtml", command.name, *(f"<{arg.name}>" for arg in command.args)])
+    raise _usage(
+        command,
+        UNEXPECTED_ARGUMENT,
+        f"unexpected argument: {_quoted(surplus)}. {command.name} {takes}",
+        [usage, "memhtml manifest"],
+    )
+
+
+def _check_required(command: CommandSpec, positionals: tuple[str, ...], values: dict[str, list[str]]) -> None:
+    # Whitespace-only text counts as missing: it would only fail later, after I/O, as a bad memory.
+    missing_args = [
+        arg.name
+        for index, arg in enumerate(command.args)
+        if arg.required and (index >= len(positionals) or not positionals[index].strip())
+    ]
+    if missing_args:
+        raise _usage(
+            command,
+            MISSING_ARGUMENT,
+            f"{command.name} requires: {', '.join(missing_args)}",
+            [f"memhtml {command.name} <{missing_args[0]}>"],
+        )
+    missing_flags = [
+        flag.name for flag in command.flags if flag.required and not _last_is_filled(values.get(flag.name))
+    ]
+    if missing_flags:
+        raise _usage(
+            command,
+            MISSING_ARGUMENT,
+            f"{command.name} requires: {', '.join('--' + name for name in missing_flags)}",
+            [f"memhtml {command.name} --{name} <value>" for name in missing_flags],
+        )
+
+
+def _last_is_filled(values: list[str] | None) -> bool:
+    if not values:
+        return False
+    return bool(values[-1].strip())
+
+
+def _check_exactly_one(command: CommandSpec, values: dict[str, list[str]]) -> None:
+    for choice in command.exactly_one_of:
+        first, second = choice.flags
+        given = [name for name in choice.flags if _last_is_filled(values.get(name))]
+        suggestions = [
+            f"memhtml {command.name} --{name} {hint}"
+            for name, hint in zip(choice.flags, choice.placeholders, strict=True)
+        ]
+        if len(given) == 2:
+            raise _usage(
+                command,
+                INVALID_FLAG,
+                f"{command.name} takes exactly one of --{first} or --{second}, not both: {choice.conflict}",
+                suggestions,
+            )
+        if not given:
+            raise _usage(
+                command,
+                MISSING_ARGUMENT,
+                f"{command.name} requires exactly one of --{first} or --{second}",
+                suggestions,
+            )
+        # The blank one counts as absent, so the operation never sees it.
+        for name in choice.flags:
+            if name not in given:
+                values.pop(name, None)
+
+
+def _check_values(command: CommandSpec, values: dict[str, list[str]], *, instants: bool) -> None:
+    """Every value of every flag, repeated ones included: instants first (the original checks
+    `--as-of` before vocabularies), then closed vocabularies, integers, numbers and entities."""
+    for spec in command.flags:
+        if spec.instant != instants:
+            continue
+        for value in values.get(spec.name, []):
+            problem = spec.problem_with(value)
+            if problem is not None:
+                message, hints = problem
+                raise _usage(
+                    command,
+                    INVALID_FLAG,
+                    message,
+                    [f"memhtml {command.name} --{spec.name} {hint}" for hint in hints],
+                )
+
+
+def _lenient_globals(tokens: _Tokens) -> dict[str, list[str]]:
+    """Global flag values of a line that is not checked (bare, help): any boolean word but a false
+    one reads as true, and every other flag is ignored, as in the original."""
+    values: dict[str, list[str]] = {}
+    for token in tokens.flags:
+        if token.name not in _GLOBAL_NAMES:
+            continue
+        if _FLAG_TYPES[token.name] != "boolean":
+            value = token.value or ""
+        else:
+            value = "false" if token.negated or _boolean_word(token.value) is False else "true"
+        values.setdefault(token.name, []).append(value)
+    return values
+
+
+def _invocation(
+    command: CommandSpec | None,
+    positionals: tuple[str, ...],
+    values: dict[str, list[str]],
+    stdout_is_tty: bool,
+    help_topic: CommandSpec | None,
+) -> Invocation:
+    """Split the global flags out of `values` into the Invocation's own fields."""
+    repo_values = values.pop("repo", [])
+    dense = values.pop("dense", ["false"])[-1] == "true"
+    wants_json = values.pop("json", ["false"])[-1] == "true"
+    asked_help = values.pop("help", ["false"])[-1] == "true"
+    return Invocation(
+        command=command,
+        positionals=positionals,
+        values=values,
+        dense=dense,
+        # A blank --repo names nothing, so the usual fallbacks (or the refusal guard) apply.
+        repo=repo_values[-1] if repo_values and repo_values[-1].strip() else None,
+        json=wants_json,
+        help=asked_help,
+        help_topic=help_topic,
+        stdout_is_tty=stdout_is_tty,
+    )
+
+
+def _usage(command: CommandSpec, code: str, message: str, suggestions: list[str]) -> UsageError:
+    """A usage error on a known command: `memhtml help <cmd>` always comes last; no duplicates."""
+    unique = list(dict.fromkeys([*suggestions, f"memhtml help {command.name}"]))
+    return UsageError(code, message, unique)
+
+
+def _quoted(words: list[str] | tuple[str, ...]) -> str:
+    # JSON string quoting, as the original prints surplus arguments (`"b", "c"`).
+    return ", ".join(json.dumps(word, ensure_ascii=False) for word in words)

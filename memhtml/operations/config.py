@@ -1,0 +1,38 @@
+"""Configuration: the one module that reads the process environment.
+
+Everything else receives a `Config` value, so tests and servers can state configuration explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+_FALSE_WORDS: Final[frozenset[str]] = frozenset({"", "0", "false", "no", "off"})
+DEFAULT_ROOT: Final[str] = "~/memhtml"
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the environment says: where the store is, whether that must be explicit, how to answer."""
+
+    env_root: str | None
+    refuse_env_root: bool
+    force_json: bool
+
+    def resolve_root(self, repo_flag: str | None) -> Path:
+        """`--repo`, else `$MEMHTML_ROOT`, else `~/memhtml`; `~` expanded, made absolute."""
+        chosen = repo_flag if repo_flag else (self.env_root or DEFAULT_ROOT)
+        return Path(os.path.expanduser(chosen)).absolute()
+
+
+def load_config(environ: Mapping[str, str] | None = None) -> Config:
+    source = os.environ if environ is None else environ
+    return Config(
+        env_root=source.get("MEMHTML_ROOT") or None,
+        refuse_env_root=source.get("MEMHTML_REFUSE_ENV_ROOT", "").strip().lower() not in _FALSE_WORDS,
+        force_json=source.get("MEMHTML_OUTPUT", "").strip().lower() == "json",
+    )

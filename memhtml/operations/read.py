@@ -1,0 +1,94 @@
+"""The `read` use case: one memory's metas, links, article and format warnings, confined to the corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memhtml.contracts.errors import InvalidMemory, PathNotFound, UsageError
+from memhtml.contracts.paths import is_archived_path, normalize_path, path_problem
+from memhtml.html.document import ParsedMemory, parse_memory
+from memhtml.html.validate import check_memory
+from memhtml.store.repository import open_store
+
+# Only commands that exist are suggested; `resolve` and `search` join once they are built.
+_NOT_FOUND_SUGGESTIONS = ["memhtml status"]
+
+
+def confine_memory_path(raw: str, command: str) -> str:
+    """The normalized corpus path named by `raw`, refused (exit 2) when it cannot name a memory."""
+    if "\0" in raw:
+        raise UsageError(
+            "ERR_INVALID_FLAG", f"{command}: the path contains a NUL byte", [f"memhtml help {command}"]
+        )
+    normalized = normalize_path(raw)
+    problem = path_problem(normalized)
+    if problem is not None:
+        raise UsageError(
+            "ERR_INVALID_FLAG",
+            f"{command}: `{raw}` is not a memory path: {problem}",
+            [f"memhtml help {command}"],
+        )
+    return normalized
+
+
+def read(root: Path, raw_path: str) -> dict[str, object]:
+    """The `memory.detail` data of the memory at `raw_path`."""
+    path = confine_memory_path(raw_path, "read")
+    store = open_store(root)
+    target = store.root / path
+    try:
+        resolved = target.resolve(strict=True)
+    except (FileNotFoundError, NotADirectoryError):
+        raise PathNotFound(f"no memory at {path}", _NOT_FOUND_SUGGESTIONS) from None
+    if not resolved.is_relative_to(store.root) or resolved.is_relative_to(store.git_dir):
+        raise PathNotFound(f"no memory at {path}: it resolves outside the store", _NOT_FOUND_SUGGESTIONS)
+    if not resolved.is_file():
+        raise PathNotFound(f"no memory at {path}", _NOT_FOUND_SUGGESTIONS)
+    try:
+        text = resolved.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidMemory(f"invalid memory: {path} is not UTF-8 text", ["memhtml manifest"]) from None
+    check = check_memory(text)
+    if check.violations:
+        raise InvalidMemory("invalid memory: " + "; ".join(check.violations), ["memhtml manifest"])
+    return memory_detail(path, parse_memory(text), check.warnings)
+
+
+def memory_detail(path: str, memory: ParsedMemory, warnings: list[str]) -> dict[str, object]:
+    metas: dict[str, object] = {
+        "memoryType": memory.memory_type,
+        "status": memory.status,
+        "createdAt": memory.created,
+        "updatedAt": memory.updated,
+    }
+    optional: dict[str, object | None] = {
+        "confidence": memory.confidence,
+        "importance": memory.importance,
+        "contentHash": memory.stated_content_hash,
+        "author": memory.author,
+        "sessionId": memory.session,
+        "promptId": memory.prompt,
+        "turnUuid": memory.turn,
+        "validFrom": memory.valid_from,
+        "validUntil": memory.valid_until,
+        "reprieves": memory.reprieves,
+        "archivedAt": memory.archived_at,
+        "supersededBy": memory.superseded_by,
+        "needsRevision": memory.needs_revision,
+        "taskStatus": memory.task_status,
+        "dueAt": memory.due,
+    }
+    metas.update({key: value for key, value in optional.items() if value is not None})
+    return {
+        "path": path,
+        "title": memory.title,
+        "metas": metas,
+        "entities": list(memory.entities),
+        "tags": list(memory.tags),
+        "links": [{"rel": rel, "href": href} for rel, href in memory.links],
+        "gist": memory.gist,
+        "body": memory.body_text,
+        "html": memory.article_inner_html,
+        "archived": is_archived_path(path),
+        "warnings": list(warnings),
+    }

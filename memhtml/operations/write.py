@@ -1,0 +1,163 @@
+"""The `write` use case: turn one validated request into a stored memory and an honest outcome.
+
+Rendering and the format check happen before the store is touched; the store then dedupes, places,
+writes and commits under its lock. The result always says whether anything was stored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memhtml.contracts.errors import InvalidMemory
+from memhtml.contracts.instants import format_instant
+from memhtml.contracts.paths import normalize_path, path_problem, slugify
+from memhtml.domain.placement import placement_directory
+from memhtml.html.prose import prose_article
+from memhtml.html.template import MemoryHead, finish_article, render_memory_file
+from memhtml.html.validate import check_memory
+from memhtml.store.commit import commit_message, commit_subject
+from memhtml.store.repository import open_store
+from memhtml.store.scan import find_active_by_hash
+from memhtml.store.writer import PlacedMemory, write_memory
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """One memory as a caller states it; values are already range-checked by the door."""
+
+    title: str
+    memory_type: str
+    claim: str | None = None
+    bodies: list[str] = field(default_factory=list)
+    article_html: str | None = None
+    path: str | None = None
+    strict_path: bool = False
+    workspace: str | None = None
+    tags: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    importance: int | None = None
+    confidence: float | None = None
+    session_id: str | None = None
+    prompt_id: str | None = None
+    turn_uuid: str | None = None
+
+
+@dataclass(frozen=True)
+class WriteReport:
+    """The answer to a write: `stored` and `outcome` first, then the original's `memory.written` fields."""
+
+    stored: bool
+    outcome: str
+    path: str
+    content_hash: str
+    commit_sha: str | None
+    existing_path: str | None
+    index_synced: bool
+
+    def as_data(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "path": self.path,
+            "created": self.stored,
+            "deduped": self.outcome == "unchanged",
+            "existingPath": self.existing_path,
+            "commitSha": self.commit_sha,
+            "contentHash": self.content_hash,
+            "stored": self.stored,
+            "outcome": self.outcome,
+        }
+        if not self.index_synced:
+            # The commit landed; only the user's staging area lags (another git process held its lock).
+            data["index"] = {
+                "ok": False,
+                "warning": "committed, but the git index entry of the new file could not be refreshed",
+                "remedy": f"git reset -q -- {self.path}",
+            }
+        return data
+
+
+def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
+    """Render and check the memory file, and derive the placement rules; no I/O."""
+    instant = format_instant(now)
+    markup = (
+        request.article_html
+        if request.article_html is not None
+        else prose_article(request.claim or "", request.bodies)
+    )
+    article, digest = finish_article(markup)
+    head = MemoryHead(
+        title=request.title,
+        memory_type=request.memory_type,
+        status="active",
+        created=instant,
+        updated=instant,
+        confidence=request.confidence,
+        importance=request.importance,
+        content_hash=digest,
+        session=_blank_to_none(request.session_id),
+        prompt=_blank_to_none(request.prompt_id),
+        turn=_blank_to_none(request.turn_uuid),
+        entities=list(request.entities),
+        tags=[tag for tag in request.tags if tag.strip()],
+        task_status="todo" if request.memory_type == "task" else None,
+    )
+    file_text = render_memory_file(head, article)
+    check = check_memory(file_text)
+    if check.violations:
+        raise InvalidMemory("invalid memory: " + "; ".join(check.violations), ["memhtml manifest"])
+    return PlacedMemory(
+        file_text=file_text,
+        content_hash=digest,
+        memory_type=request.memory_type,
+        directory=placement_directory(
+            request.memory_type, workspace=request.workspace, entities=request.entities, tags=request.tags
+        ),
+        slug=slugify(request.title),
+        date_prefix=now.astimezone(dt.UTC).strftime("%Y%m%d") if request.memory_type == "episodic" else None,
+        explicit_path=_explicit_path(request),
+    )
+
+
+def write(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> WriteReport:
+    """Store one memory as one commit, or report the active memory that already says it."""
+    placed = place_memory(request, now or dt.datetime.now(dt.UTC))
+    store = open_store(root)
+    message = commit_message(
+        commit_subject("write", request.title),
+        [("Memhtml-Session", request.session_id), ("Memhtml-Prompt", request.prompt_id)],
+    )
+    stored = write_memory(store, placed, find_active_by_hash, message)
+    written = stored.outcome == "written"
+    return WriteReport(
+        stored=written,
+        outcome=stored.outcome,
+        path=stored.path,
+        content_hash=placed.content_hash,
+        commit_sha=stored.commit_sha,
+        existing_path=None if written else stored.path,
+        index_synced=stored.index_synced,
+    )
+
+
+def _explicit_path(request: WriteRequest) -> str | None:
+    """The caller's path when usable; an unusable one is refused under --strict-path, else ignored."""
+    if request.path is None:
+        return None
+    normalized = normalize_path(request.path)
+    problem = path_problem(normalized)
+    if problem is None and normalized.startswith("archive/"):
+        problem = "archive/ holds archived memories only (use `memhtml archive` to retire one)"
+    if problem is None:
+        return normalized
+    if request.strict_path:
+        raise InvalidMemory(
+            f"invalid memory: path `{request.path}` is not a usable memory path: {problem}. "
+            "Nothing was written",
+            ["memhtml write --title <title> --claim <sentence> --type <type> (no --path: placement decides)"],
+        )
+    return None
+
+
+def _blank_to_none(value: str | None) -> str | None:
+    return value if value and value.strip() else None

@@ -1,0 +1,173 @@
+"""The envelope on every door: JSON when piped, --json or MEMHTML_OUTPUT=json, rich on a terminal;
+usage errors before any I/O; infrastructure failures that say `failed` and `retryable`; and no
+failure reported after a commit landed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import git, run_cli
+
+FACT = ["--title", "Retry budget", "--type", "semantic", "--claim", "The retry budget of the gateway is 3."]
+
+
+def run_on_terminal(*args: str) -> tuple[int, str]:
+    """Run the CLI with stdout on a pseudo-terminal, as a person at a shell would."""
+    leader, follower = os.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memhtml", *args], stdout=follower, stderr=subprocess.PIPE, env=os.environ
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closes when the child exits
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    return process.wait(), b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_envelope_is_pretty_json_with_one_trailing_newline_when_piped(store_root: Path) -> None:
+    answer = run_cli("write", "--repo", str(store_root), *FACT)
+    assert answer.stdout.endswith("}\n") and not answer.stdout.endswith("\n\n")
+    assert answer.stdout.startswith('{\n  "apiVersion": "1",\n  "type": "memory.written",')
+    assert list(answer.envelope) == ["apiVersion", "type", "data"]
+
+
+def test_dense_minifies_and_drops_nulls(store_root: Path) -> None:
+    answer = run_cli("write", "--repo", str(store_root), *FACT, "--dense")
+    assert "\n" not in answer.stdout.rstrip("\n")
+    assert "existingPath" not in answer.data  # null on a fresh write, so dropped
+    assert answer.data["deduped"] is False  # false is kept
+
+
+def test_terminal_gets_rich_rendering_unless_json_is_asked_for(store_root: Path) -> None:
+    status, screen = run_on_terminal("write", "--repo", str(store_root), *FACT)
+    assert status == 0
+    assert "memory.written" in screen and "outcome" in screen and '"apiVersion"' not in screen
+    status, screen = run_on_terminal("status", "--repo", str(store_root), "--json")
+    assert status == 0 and json.loads(screen)["type"] == "status.health"
+    os.environ["MEMHTML_OUTPUT"] = "json"
+    try:
+        status, screen = run_on_terminal("status", "--repo", str(store_root))
+    finally:
+        del os.environ["MEMHTML_OUTPUT"]
+    assert json.loads(screen)["type"] == "status.health"
+
+
+def test_usage_errors_exit_2_before_touching_anything(tmp_path: Path) -> None:
+    absent = tmp_path / "never-created"
+    cases = {
+        ("--importance", "11"): "ERR_INVALID_FLAG",
+        ("--importance", "abc"): "ERR_INVALID_FLAG",
+        ("--confidence", "1.5"): "ERR_INVALID_FLAG",
+        ("--confidence", "nan"): "ERR_INVALID_FLAG",
+        ("--entity", "nocolon"): "ERR_INVALID_FLAG",
+        ("--type", "bogus"): "ERR_INVALID_FLAG",
+        ("--titel", "x"): "ERR_INVALID_FLAG",
+    }
+    for extra, code in cases.items():
+        base = [arg for arg in FACT if arg not in ("--type", "semantic")] if extra[0] == "--type" else FACT
+        answer = run_cli("write", "--repo", str(absent), *base, *extra)
+        assert answer.status == 2, (extra, answer.stdout)
+        envelope = answer.envelope
+        assert envelope["code"] == code, extra
+        assert envelope["suggestions"][-1] == "memhtml help write"
+        assert envelope["stored"] is False and envelope["outcome"] == "refused"
+        assert envelope["retryable"] is False
+    missing = run_cli("write", "--repo", str(absent), "--type", "semantic", "--claim", "x")
+    assert missing.status == 2 and missing.envelope["code"] == "ERR_MISSING_ARGUMENT"
+    assert not absent.exists()
+
+
+def test_refuse_env_root_requires_an_explicit_repo(store_root: Path) -> None:
+    answer = run_cli("status", env={"MEMHTML_ROOT": str(store_root), "MEMHTML_REFUSE_ENV_ROOT": "1"})
+    assert answer.status == 2 and answer.envelope["code"] == "ERR_REPO_REQUIRED"
+    allowed = run_cli("status", env={"MEMHTML_ROOT": str(store_root), "MEMHTML_REFUSE_ENV_ROOT": "off"})
+    assert allowed.status == 0 and allowed.data["root"] == str(store_root.resolve())
+
+
+def test_a_git_failure_before_the_commit_is_failed_retryable_and_leaves_no_trace(store_root: Path) -> None:
+    head = git(store_root, "rev-parse", "HEAD")
+    # Another git process holding the branch lock makes our compare-and-swap fail.
+    lock = store_root / ".git" / "refs" / "heads" / "main.lock"
+    lock.write_text(head)
+    try:
+        answer = run_cli("write", "--repo", str(store_root), *FACT)
+    finally:
+        lock.unlink()
+    assert answer.status == 1
+    envelope = answer.envelope
+    assert envelope["code"] == "ERR_GIT"
+    assert envelope["stored"] is False and envelope["outcome"] == "failed" and envelope["retryable"] is True
+    assert git(store_root, "rev-parse", "HEAD") == head
+    assert git(store_root, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not (store_root / "areas" / "inbox" / "retry-budget.html").exists()
+    retried = run_cli("write", "--repo", str(store_root), *FACT)
+    assert retried.status == 0 and retried.data["outcome"] == "written"
+
+
+def test_a_landed_commit_is_reported_as_success_even_if_the_index_refresh_fails(store_root: Path) -> None:
+    index_lock = store_root / ".git" / "index.lock"
+    index_lock.write_text("")
+    try:
+        answer = run_cli("write", "--repo", str(store_root), *FACT)
+    finally:
+        index_lock.unlink()
+    assert answer.status == 0
+    assert answer.data["stored"] is True and answer.data["outcome"] == "written"
+    assert answer.data["index"]["ok"] is False
+    changed = git(store_root, "show", "--name-only", "--format=", "HEAD").split()
+    assert changed == [answer.data["path"]]
+
+
+def test_manifest_lists_exactly_the_commands_that_exist() -> None:
+    answer = run_cli("manifest")
+    names = [command["name"] for command in answer.data["commands"]]
+    assert names == ["manifest", "help", "init", "write", "read", "status"]
+    bare = run_cli()
+    assert bare.data == answer.data
+    described = run_cli("write", "--help", "--type", "bogus")
+    assert described.status == 0 and described.envelope["type"] == "cli.help"
+    assert described.data["name"] == "write"
+
+
+def test_every_suggested_memhtml_command_exists(store_root: Path) -> None:
+    known = {command["name"] for command in run_cli("manifest").data["commands"]}
+    first = run_cli("write", "--repo", str(store_root), *FACT)
+    failing = [
+        ("read", "--repo", str(store_root), "resources/missing.html"),
+        ("read", "--repo", str(store_root), "README.html"),
+        ("write", "--repo", str(store_root), *FACT[:4], "--claim", "Other.", "--path", first.data["path"]),
+        ("write", "--repo", str(store_root / "nowhere"), *FACT),
+        (
+            "write",
+            "--repo",
+            str(store_root),
+            "--title",
+            "x",
+            "--type",
+            "semantic",
+            "--article-html",
+            "<p>x</p>",
+        ),
+        ("write", "--titel", "x"),
+        ("apply",),
+        ("wirte",),
+    ]
+    for args in failing:
+        envelope = run_cli(*args).envelope
+        assert envelope["code"].startswith("ERR_"), args
+        for suggestion in envelope["suggestions"]:
+            words = suggestion.split()
+            if words[0] != "memhtml":
+                continue
+            assert words[1] in known or " ".join(words[1:3]) in known, (args, suggestion)

@@ -1,0 +1,478 @@
+"""The argument grammar: each rule of cli-contract §1.5-§1.6, with the original's observed messages.
+
+Expected messages and suggestion lists marked "observed" were captured from memhtml 0.15.1.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memhtml.cli.grammar import Invocation, parse_command_line
+from memhtml.contracts.commands import COMMANDS, GLOBAL_FLAGS, command_named
+from memhtml.contracts.errors import USAGE_ERROR_CODES, UsageError
+from memhtml.domain.nearest import (
+    distance_budget,
+    family_members,
+    levenshtein,
+    nearest,
+    nearest_command_names,
+)
+
+TYPES = "episodic, semantic, procedural, agent_insight, user_preference, error_pattern, verdict, precedent, arc, task"
+# The original's 47 command names, frozen so the suggestion rule is checked against its real table.
+ORIGINAL_COMMANDS = [
+    "manifest", "help", "init", "write", "apply", "read", "search", "recall", "correct", "link",
+    "neighbors", "resolve", "archive", "reinforce", "list", "entity activity", "task add",
+    "task status", "task list", "index rebuild", "index update", "index embed", "index status",
+    "trace index", "trace search", "trace links", "sleep run", "sleep resume", "sleep review",
+    "sleep merge", "sleep status", "sleep plan", "status", "publish", "doctor", "eval discriminate",
+    "exec", "state export", "state import", "agents-doc", "serve mcp", "integrations install",
+    "integrations uninstall", "integrations list", "integrations doctor", "integrations shell", "hook",
+]  # fmt: skip
+WRITE_OK = ["write", "--title", "t", "--type", "semantic", "--claim", "c"]
+
+
+def parse(*argv: str, refuse_env_root: bool = False) -> Invocation:
+    return parse_command_line(list(argv), refuse_env_root=refuse_env_root, stdout_is_tty=False)
+
+
+def refusal(*argv: str, refuse_env_root: bool = False) -> tuple[str, str, list[str]]:
+    with pytest.raises(UsageError) as caught:
+        parse(*argv, refuse_env_root=refuse_env_root)
+    error = caught.value
+    assert error.usage, "every grammar refusal is a usage error (exit 2)"
+    return error.envelope_code, error.message, error.suggestions
+
+
+# --- help short-circuit and the manifest --------------------------------------------------------
+
+
+def test_help_flag_beats_an_invalid_closed_vocabulary_value() -> None:
+    invocation = parse("write", "--type", "bogus", "--help")
+    assert invocation.help and invocation.help_target() is command_named("write")
+
+
+def test_short_help_beats_unknown_flags_and_surplus_arguments() -> None:
+    assert parse("write", "--titel", "x", "-h").help_target() is command_named("write")
+    assert parse("read", "a", "b", "--help").help_target() is command_named("read")
+
+
+def test_help_false_does_not_short_circuit() -> None:
+    assert refusal("write", "--help=false")[0] == "ERR_MISSING_ARGUMENT"
+    assert refusal("write", "--no-help")[0] == "ERR_MISSING_ARGUMENT"
+
+
+def test_help_command_describes_its_argument() -> None:
+    invocation = parse("help", "write")
+    assert invocation.command is command_named("help")
+    assert invocation.help_target() is command_named("write")
+    assert parse("help", "-h", "write").help_target() is command_named("write")
+    assert parse("help", "--help").help_target() is command_named("help")
+
+
+def test_help_alone_and_bare_invocation_answer_with_the_manifest() -> None:
+    assert parse("help").help_target() is None
+    bare = parse()
+    assert bare.command is None and bare.help_target() is None and not bare.help
+    assert parse("--help").command is None and parse("-h").help
+    # Like the original, a bare line checks nothing: unknown flags still get the manifest.
+    assert parse("--titel").command is None
+    assert parse("--dense", "--repo", "/tmp/x").dense
+
+
+def test_help_on_an_unknown_command_is_an_unknown_command() -> None:
+    assert refusal("writ", "-h") == ("ERR_UNKNOWN_COMMAND", "unknown command: writ", ["write", "init"])
+
+
+def test_help_errors_observed() -> None:
+    assert refusal("help", "writ") == ("ERR_UNKNOWN_COMMAND", "unknown command: writ", ["write", "init"])
+    assert refusal("help", "write", "foo", "bar") == (
+        "ERR_UNEXPECTED_ARGUMENT",
+        'unexpected argument: "foo", "bar". help describes one command: write',
+        ["memhtml help write"],
+    )
+    assert refusal("help", "write", "--titel") == (
+        "ERR_INVALID_FLAG",
+        "unknown flag: --titel",
+        ["memhtml help help"],
+    )
+
+
+# --- unknown commands and nearest names ---------------------------------------------------------
+
+
+def test_unknown_command_observed() -> None:
+    assert refusal("writ") == ("ERR_UNKNOWN_COMMAND", "unknown command: writ", ["write", "init"])
+    assert refusal("x") == ("ERR_UNKNOWN_COMMAND", "unknown command: x", [])
+    # The message names every positional typed; suggestions come from the first one or two.
+    assert refusal("wirte", "foo", "bar")[1] == "unknown command: wirte foo bar"
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("writ", ["write", "init"]),
+        ("wirte", ["write", "list"]),
+        ("index", ["init"]),
+        ("index rebiuld", ["index rebuild", "index embed", "index status"]),
+        ("indx status", ["index status", "task status", "sleep status"]),
+        ("sleep statsu", ["sleep status", "sleep plan", "index status"]),
+        ("writ foo", ["write", "init"]),
+        ("exe run", ["sleep run", "exec"]),  # the phrase is compared first, the word fills in
+        ("stat foo", ["status"]),
+        ("task", []),
+    ],
+)
+def test_command_suggestions_match_the_original_table(typed: str, expected: list[str]) -> None:
+    assert nearest_command_names(typed.split(), ORIGINAL_COMMANDS) == expected
+
+
+def test_a_family_noun_names_its_members() -> None:
+    assert family_members("index", ORIGINAL_COMMANDS) == [
+        "index rebuild",
+        "index update",
+        "index embed",
+        "index status",
+    ]
+    assert family_members("write", ORIGINAL_COMMANDS) == []
+
+
+def test_nearest_rule() -> None:
+    assert distance_budget("ab") == 2 and distance_budget("abcde") == 3
+    assert nearest("titel", ["title", "claim", "type", "tag"]) == ["title", "type"]
+    assert nearest("aaaa", ["aaab", "aaac", "aabb", "aaad"]) == ["aaab", "aaac", "aaad"]  # ties keep order
+    assert levenshtein("kitten", "sitting") == 3
+
+
+@given(st.text(max_size=8), st.text(max_size=8), st.text(max_size=8))
+def test_levenshtein_is_a_metric(a: str, b: str, c: str) -> None:
+    assert levenshtein(a, b) == levenshtein(b, a)
+    assert (levenshtein(a, b) == 0) == (a == b)
+    assert levenshtein(a, c) <= levenshtein(a, b) + levenshtein(b, c)
+
+
+# --- flag membership ----------------------------------------------------------------------------
+
+
+def test_unknown_flag_observed() -> None:
+    assert refusal("write", "--titel", "x") == (
+        "ERR_INVALID_FLAG",
+        "unknown flag: --titel",
+        ["title", "type", "memhtml help write"],
+    )
+    assert refusal("write", "--dens") == (
+        "ERR_INVALID_FLAG",
+        "unknown flag: --dens",
+        ["dense", "memhtml help write"],
+    )
+    assert refusal("status", "--", "foo") == ("ERR_INVALID_FLAG", "unknown flag: --", ["memhtml help status"])
+
+
+def test_flag_of_another_command() -> None:
+    assert refusal("read", "a", "--title", "x") == (
+        "ERR_INVALID_FLAG",
+        "--title is not a flag of read",
+        ["memhtml write --title", "memhtml help read"],
+    )
+
+
+def test_membership_is_checked_in_command_line_order_before_values() -> None:
+    assert refusal("write", "--type", "bogus", "--titel", "x")[1] == "unknown flag: --titel"
+    assert refusal("write", "--strict-path", "true", "--titel", "x")[1] == "unknown flag: --titel"
+
+
+def test_json_is_a_global_flag_in_ours() -> None:
+    invocation = parse("status", "--json")
+    assert invocation.json and invocation.command is command_named("status")
+
+
+def test_flags_may_precede_the_command() -> None:
+    invocation = parse("--repo", "/tmp/gx", "--dense", "status")
+    assert invocation.command is command_named("status") and invocation.repo == "/tmp/gx" and invocation.dense
+
+
+# --- spellings, booleans and stray values -------------------------------------------------------
+
+
+def test_equals_and_separate_value_forms_are_equivalent() -> None:
+    spaced = parse("write", "--title", "t", "--type", "semantic", "--claim", "c")
+    joined = parse("write", "--title=t", "--type=semantic", "--claim=c")
+    assert spaced.values == joined.values
+    assert parse("write", "--title=a=b", "--type", "semantic", "--claim", "c").text("title") == "a=b"
+
+
+def test_last_value_wins_and_repeatable_flags_keep_every_value() -> None:
+    invocation = parse(*WRITE_OK, "--title", "u", "--tag", "a", "--tag", "b", "--body", "x", "--body", "y")
+    assert invocation.text("title") == "u"
+    assert invocation.texts("title") == ["t", "u"]
+    assert invocation.texts("tag") == ["a", "b"]
+    assert invocation.texts("body") == ["x", "y"]
+    assert "--title=u" in invocation.typer_args() and "--title=t" not in invocation.typer_args()
+    assert invocation.typer_args().count("--tag=a") == 1 and "--tag=b" in invocation.typer_args()
+
+
+def test_boolean_spellings() -> None:
+    assert parse(*WRITE_OK, "--strict-path").flag("strict-path") is True
+    assert parse(*WRITE_OK).flag("strict-path") is False
+    assert parse(*WRITE_OK, "--strict-path", "--no-strict-path").flag("strict-path") is False
+    for false_word in ("false", "0", "no", "off", "FALSE"):
+        assert parse(*WRITE_OK, f"--strict-path={false_word}").flag("strict-path") is False
+    for true_word in ("true", "1", "yes", "on"):
+        assert parse(*WRITE_OK, f"--strict-path={true_word}").flag("strict-path") is True
+    assert "--no-strict-path" in parse(*WRITE_OK, "--no-strict-path").typer_args()
+
+
+def test_unreadable_boolean_value_is_refused() -> None:
+    code, message, _ = refusal(*WRITE_OK, "--strict-path=maybe")
+    assert code == "ERR_INVALID_FLAG" and message.startswith("--strict-path is a boolean flag")
+
+
+def test_negation_is_only_for_known_boolean_flags() -> None:
+    assert refusal("write", "--no-title", "x")[:2] == (
+        "ERR_INVALID_FLAG",
+        "--no-title: --title takes a value, so it cannot be negated",
+    )
+    assert refusal("write", "--no-bogus")[:2] == ("ERR_INVALID_FLAG", "unknown flag: --no-bogus")
+
+
+def test_stray_boolean_value_observed() -> None:
+    assert refusal("write", "--strict-path", "true", "--title", "t") == (
+        "ERR_INVALID_FLAG",
+        "--strict-path is a boolean flag and takes no separate value, so `--strict-path true` reads as "
+        '--strict-path with a stray "true" argument',
+        ["memhtml write --strict-path=true", "memhtml write --no-strict-path", "memhtml help write"],
+    )
+    assert refusal("write", "--dense", "TRUE")[2][:2] == [
+        "memhtml write --dense=TRUE",
+        "memhtml write --no-dense",
+    ]
+
+
+def test_a_non_boolean_word_after_a_boolean_is_a_positional() -> None:
+    assert refusal("write", "--strict-path", "maybe")[:2] == (
+        "ERR_UNEXPECTED_ARGUMENT",
+        'unexpected argument: "maybe". write takes no arguments',
+    )
+
+
+def test_value_flags_consume_the_next_token_unless_it_starts_with_two_dashes() -> None:
+    assert parse("write", "--title", "-h", "--type", "semantic", "--claim", "c").text("title") == "-h"
+    assert parse("write", "--title", "-5", "--type", "semantic", "--claim", "c").text("title") == "-5"
+    assert refusal("write", "--title", "--type", "semantic") == (
+        "ERR_INVALID_FLAG",
+        "--title needs a value",
+        ["memhtml write --title <value>", "memhtml help write"],
+    )
+
+
+# --- positionals --------------------------------------------------------------------------------
+
+
+def test_surplus_positionals_observed() -> None:
+    assert refusal("read", "a", "b") == (
+        "ERR_UNEXPECTED_ARGUMENT",
+        'unexpected argument: "b". read takes 1: path',
+        ["memhtml read <path>", "memhtml manifest", "memhtml help read"],
+    )
+    assert refusal("write", "x", "y")[1] == 'unexpected argument: "x", "y". write takes no arguments'
+    assert refusal("status", "-x")[1] == 'unexpected argument: "-x". status takes no arguments'
+
+
+def test_positionals_after_the_command_reach_the_invocation() -> None:
+    invocation = parse("read", "areas/inbox/x.html", "--session-id", "s")
+    assert invocation.positionals == ("areas/inbox/x.html",)
+    assert invocation.typer_args() == ["read", "--session-id=s", "--", "areas/inbox/x.html"]
+
+
+# --- required arguments and flags ---------------------------------------------------------------
+
+
+def test_missing_required_flags_observed() -> None:
+    assert refusal("write") == (
+        "ERR_MISSING_ARGUMENT",
+        "write requires: --title, --type",
+        ["memhtml write --title <value>", "memhtml write --type <value>", "memhtml help write"],
+    )
+    assert refusal("write", "--type", "semantic", "--claim", "c") == (
+        "ERR_MISSING_ARGUMENT",
+        "write requires: --title",
+        ["memhtml write --title <value>", "memhtml help write"],
+    )
+
+
+def test_missing_required_argument_observed() -> None:
+    assert refusal("read") == (
+        "ERR_MISSING_ARGUMENT",
+        "read requires: path",
+        ["memhtml read <path>", "memhtml help read"],
+    )
+
+
+def test_whitespace_only_required_text_counts_as_missing() -> None:
+    assert (
+        refusal("write", "--title", "  ", "--type", "semantic", "--claim", "c")[1]
+        == "write requires: --title"
+    )
+    assert refusal("read", " ")[1] == "read requires: path"
+
+
+def test_surplus_comes_before_missing_and_missing_before_the_claim_choice() -> None:
+    assert refusal("write", "x")[0] == "ERR_UNEXPECTED_ARGUMENT"
+    assert refusal("write", "--claim", "c")[1] == "write requires: --title, --type"
+
+
+# --- claim / article-html -----------------------------------------------------------------------
+
+CLAIM_SUGGESTIONS = [
+    "memhtml write --claim <sentence>",
+    "memhtml write --article-html '<p>…</p>'",
+    "memhtml help write",
+]
+
+
+def test_claim_and_article_together_observed() -> None:
+    assert refusal(*WRITE_OK, "--article-html", "<p><mark>x</mark></p>") == (
+        "ERR_INVALID_FLAG",
+        "write takes exactly one of --claim or --article-html, not both: --article-html is the whole "
+        "article, so a --claim beside it would be silently discarded",
+        CLAIM_SUGGESTIONS,
+    )
+
+
+def test_neither_claim_nor_article_observed() -> None:
+    assert refusal("write", "--title", "t", "--type", "semantic") == (
+        "ERR_MISSING_ARGUMENT",
+        "write requires exactly one of --claim or --article-html",
+        CLAIM_SUGGESTIONS,
+    )
+
+
+def test_a_blank_claim_or_article_counts_as_absent() -> None:
+    assert refusal("write", "--title", "t", "--type", "semantic", "--claim", " ")[0] == "ERR_MISSING_ARGUMENT"
+    invocation = parse(*WRITE_OK, "--article-html", "")
+    assert invocation.text("claim") == "c" and invocation.text("article-html") is None
+
+
+# --- values: vocabularies, numbers, entities ----------------------------------------------------
+
+
+def test_closed_vocabulary_observed_and_every_value_checked() -> None:
+    expected = ("ERR_INVALID_FLAG", f"--type must be one of: {TYPES}", ["memhtml help write"])
+    assert refusal("write", "--type", "bogus", "--title", "t", "--claim", "c") == expected
+    # The last value would be valid; the earlier one still fails the call.
+    assert (
+        refusal("write", "--type", "bogus", "--type", "semantic", "--title", "t", "--claim", "c") == expected
+    )
+
+
+@pytest.mark.parametrize("value", ["11", "0", "abc", "1.0", "", "1_0", "9" * 5000])
+def test_importance_must_be_an_integer_from_1_to_10(value: str) -> None:
+    assert refusal(*WRITE_OK, "--importance", value) == (
+        "ERR_INVALID_FLAG",
+        f'--importance must be an integer from 1 to 10, not "{value}"',
+        ["memhtml write --importance <1-10>", "memhtml help write"],
+    )
+
+
+def test_importance_in_range_is_typed() -> None:
+    assert parse(*WRITE_OK, "--importance", "10").integer("importance") == 10
+    assert parse(*WRITE_OK).integer("importance") is None
+
+
+@pytest.mark.parametrize("value", ["abc", "1.5", "-0.1", "nan", "inf", "NaN", "1e400", ""])
+def test_confidence_must_be_a_number_from_0_to_1(value: str) -> None:
+    code, message, suggestions = refusal(*WRITE_OK, "--confidence", value)
+    assert code == "ERR_INVALID_FLAG"
+    assert message == f'--confidence must be a number from 0 to 1, not "{value}"'
+    assert suggestions == ["memhtml write --confidence <0-1>", "memhtml help write"]
+
+
+@pytest.mark.parametrize(
+    ("value", "number"), [("0", 0.0), ("1", 1.0), (".5", 0.5), ("0.125", 0.125), ("1e-1", 0.1)]
+)
+def test_confidence_in_range_is_typed(value: str, number: float) -> None:
+    assert parse(*WRITE_OK, "--confidence", value).number("confidence") == number
+
+
+@pytest.mark.parametrize("value", ["nocolon", ":name", "type:", " :name", "type: "])
+def test_entity_needs_a_type_and_a_name(value: str) -> None:
+    code, message, suggestions = refusal(*WRITE_OK, "--entity", "service:ok", "--entity", value)
+    assert code == "ERR_INVALID_FLAG" and message.startswith(
+        "--entity must be a `type:name` entity reference"
+    )
+    assert suggestions == ["memhtml write --entity <type>:<name>", "memhtml help write"]
+
+
+def test_entities_are_kept_in_order() -> None:
+    invocation = parse(*WRITE_OK, "--entity", "service:checkout", "--entity", "url:http://x")
+    assert invocation.texts("entity") == ["service:checkout", "url:http://x"]
+
+
+# --- MEMHTML_REFUSE_ENV_ROOT --------------------------------------------------------------------
+
+
+def test_refuse_env_root_requires_repo_on_repo_opening_commands() -> None:
+    assert refusal(*WRITE_OK, refuse_env_root=True) == (
+        "ERR_REPO_REQUIRED",
+        "write opens a repo and MEMHTML_REFUSE_ENV_ROOT is set, so the root is not read from "
+        "MEMHTML_ROOT or ~/memhtml: name it with --repo",
+        ["memhtml write --repo <path>", "memhtml help write"],
+    )
+    assert refusal("status", refuse_env_root=True)[2] == [
+        "memhtml status --repo <path>",
+        "memhtml help status",
+    ]
+    assert refusal(*WRITE_OK, "--repo=", refuse_env_root=True)[0] == "ERR_REPO_REQUIRED"
+
+
+def test_refuse_env_root_accepts_an_explicit_repo_and_spares_meta_commands() -> None:
+    assert parse(*WRITE_OK, "--repo", "/tmp/gx", refuse_env_root=True).repo == "/tmp/gx"
+    assert parse("manifest", refuse_env_root=True).command is command_named("manifest")
+    assert parse("help", "write", refuse_env_root=True).help_target() is command_named("write")
+    assert parse("write", "--help", refuse_env_root=True).help
+
+
+def test_value_errors_come_before_the_repo_guard() -> None:
+    code, message, _ = refusal(
+        "write", "--type", "bogus", "--title", "t", "--claim", "c", refuse_env_root=True
+    )
+    assert (code, message) == ("ERR_INVALID_FLAG", f"--type must be one of: {TYPES}")
+
+
+# --- table invariants the grammar relies on and a property over arbitrary lines ------------------
+
+
+def test_flag_names_have_one_type_across_the_table() -> None:
+    # Tokenizing happens before the command is known, so a name must mean one type everywhere.
+    types: dict[str, set[str]] = {}
+    for flag in GLOBAL_FLAGS + tuple(flag for command in COMMANDS for flag in command.flags):
+        types.setdefault(flag.name, set()).add(flag.type)
+    assert all(len(kinds) == 1 for kinds in types.values())
+    for command in COMMANDS:
+        own = [flag.name for flag in command.flags]
+        assert len(own) == len(set(own)) and not set(own) & {flag.name for flag in GLOBAL_FLAGS}
+
+
+TOKENS = st.sampled_from(
+    [
+        "write", "read", "status", "help", "init", "manifest", "writ", "x", "a", "",
+        "--title", "--type", "semantic", "bogus", "--claim", "c", "--article-html", "--strict-path",
+        "true", "--no-strict-path", "--no-title", "--importance", "11", "5", "--confidence", "0.5",
+        "--entity", "a:b", "--titel", "--limit", "--repo", "/tmp/r", "--dense", "--json", "-h", "--",
+        "--help=false", "--tag", "-5", "--title=",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400)
+@given(st.lists(TOKENS, max_size=8), st.booleans())
+def test_every_refusal_is_a_usage_code_with_runnable_help_last(argv: list[str], refuse: bool) -> None:
+    try:
+        parse_command_line(argv, refuse_env_root=refuse, stdout_is_tty=False)
+    except UsageError as error:
+        assert error.envelope_code in USAGE_ERROR_CODES
+        assert len(error.suggestions) == len(set(error.suggestions))
+        if error.envelope_code != "ERR_UNKNOWN_COMMAND":
+            assert error.suggestions[-1].startswith("memhtml help ")

@@ -1,0 +1,198 @@
+"""The manifest and help projections: shape, key order and omissions, append-only lists, help pages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memhtml.cli.manifest import help_data, help_markdown, manifest_data, usage_line
+from memhtml.contracts.commands import COMMANDS, command_named
+
+# Frozen from memhtml 0.15.1's manifest so these tests need no installed original.
+ORIGINAL_RESPONSE_TYPES = [
+    "cli.manifest", "cli.help", "repo.init", "memory.written", "batch.applied", "memory.detail",
+    "memory.hits", "recall.pack", "memory.corrected", "memory.linked", "memory.neighbors",
+    "memory.resolved", "memory.archived", "memory.reinforced", "memory.list", "entity.activity",
+    "task.written", "task.updated", "task.list", "index.report", "trace.report", "trace.sessions",
+    "trace.links", "sleep.report", "sleep.review", "sleep.merge", "sleep.plan", "status.health",
+    "publish.report", "doctor.report", "eval.discrimination", "exec.report", "state.export",
+    "state.import", "agents.doc", "serve.exit", "integrations.report", "integrations.list",
+    "integrations.doctor", "integrations.shell", "hook.output",
+]  # fmt: skip
+ORIGINAL_ERROR_CODES = [
+    "ERR_UNKNOWN_COMMAND", "ERR_MISSING_ARGUMENT", "ERR_INVALID_FLAG", "ERR_UNEXPECTED_ARGUMENT",
+    "ERR_REPO_REQUIRED", "ERR_PATH_NOT_FOUND", "ERR_INVALID_MEMORY", "ERR_DUPLICATE_CONTENT",
+    "ERR_WRITE_CONFLICT", "ERR_DIRTY_TREE", "ERR_INDEX_STALE", "ERR_EMBED_MODEL_MISMATCH",
+    "ERR_MODEL_UNAVAILABLE", "ERR_STORAGE", "ERR_GIT", "ERR_DISCRIMINATION_FAILED", "ERR_UNKNOWN",
+    "ERR_REBUILD_NO_EMBED_REFUSED", "ERR_UNKNOWN_HOST", "ERR_UNKNOWN_HOOK_EVENT",
+    "ERR_INTEGRATION_MODIFIED",
+]  # fmt: skip
+ORIGINAL_MANIFEST = Path("/tmp/orig/manifest.json")
+FLAG_KEY_ORDER = ["name", "type", "description", "values", "default", "required", "repeatable"]
+OUR_FLAG_KEYS = ["minimum", "maximum", "format"]
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict[str, Any]:
+    return manifest_data("9.9.9")
+
+
+def test_top_level_keys_in_the_original_order_plus_compat(manifest: dict[str, Any]) -> None:
+    assert list(manifest) == [
+        "name",
+        "version",
+        "summary",
+        "apiVersion",
+        "guide",
+        "globalFlags",
+        "errorCodes",
+        "config",
+        "responseTypes",
+        "commands",
+        "compat",
+    ]
+    assert (manifest["name"], manifest["version"], manifest["apiVersion"]) == ("memhtml", "9.9.9", "1")
+    assert manifest["compat"] == "0.15.1"
+    json.dumps(manifest)  # plain JSON values only
+
+
+def test_lists_exactly_the_commands_we_have(manifest: dict[str, Any]) -> None:
+    assert [entry["name"] for entry in manifest["commands"]] == [command.name for command in COMMANDS]
+    assert [command.name for command in COMMANDS] == ["manifest", "help", "init", "write", "read", "status"]
+
+
+def test_command_entries_have_the_original_keys(manifest: dict[str, Any]) -> None:
+    for entry in manifest["commands"]:
+        assert list(entry) == [
+            "name",
+            "summary",
+            "args",
+            "flags",
+            "responseTypes",
+            "examples",
+            "supportsJson",
+            "supportsDense",
+        ]
+        assert set(entry["responseTypes"]) <= set(manifest["responseTypes"])
+
+
+def test_every_flag_is_well_typed_and_omits_keys_like_the_original(manifest: dict[str, Any]) -> None:
+    flags = manifest["globalFlags"] + [flag for entry in manifest["commands"] for flag in entry["flags"]]
+    for flag in flags:
+        assert flag["type"] in ("string", "int", "boolean")
+        known = [key for key in FLAG_KEY_ORDER + OUR_FLAG_KEYS if key in flag]
+        assert list(flag) == known, f"unexpected keys or order in {flag['name']}"
+        # Optional markers appear only when true, as in the original.
+        assert flag.get("required", True) is True and flag.get("repeatable", True) is True
+    for entry in manifest["commands"]:
+        for arg in entry["args"]:
+            assert list(arg) in (
+                ["name", "description", "required"],
+                ["name", "description", "required", "repeatable"],
+            )
+
+
+def test_write_flags_keep_the_original_names_types_and_vocabulary(manifest: dict[str, Any]) -> None:
+    write = next(entry for entry in manifest["commands"] if entry["name"] == "write")
+    by_name = {flag["name"]: flag for flag in write["flags"]}
+    assert list(by_name) == [
+        "title", "claim", "body", "article-html", "type", "path", "strict-path", "workspace", "tag",
+        "entity", "importance", "confidence", "session-id", "prompt-id", "turn-uuid",
+    ]  # fmt: skip
+    assert by_name["confidence"]["type"] == "string" and by_name["importance"]["type"] == "int"
+    assert by_name["tag"]["repeatable"] is True  # the original forgot to say so
+    assert by_name["type"]["values"][-1] == "task" and len(by_name["type"]["values"]) == 10
+    assert (by_name["importance"]["minimum"], by_name["importance"]["maximum"]) == (1, 10)
+    assert by_name["strict-path"]["default"] is False and "default" not in by_name["title"]
+
+
+def test_global_flags(manifest: dict[str, Any]) -> None:
+    assert [flag["name"] for flag in manifest["globalFlags"]] == ["dense", "repo", "help", "json"]
+    assert manifest["globalFlags"][1]["default"] == ""
+
+
+def test_response_types_and_error_codes_extend_the_original_in_order(manifest: dict[str, Any]) -> None:
+    assert manifest["responseTypes"][: len(ORIGINAL_RESPONSE_TYPES)] == ORIGINAL_RESPONSE_TYPES
+    assert manifest["errorCodes"][: len(ORIGINAL_ERROR_CODES)] == ORIGINAL_ERROR_CODES
+
+
+def test_config_and_guide(manifest: dict[str, Any]) -> None:
+    assert [var["name"] for var in manifest["config"]] == [
+        "MEMHTML_ROOT",
+        "MEMHTML_REFUSE_ENV_ROOT",
+        "MEMHTML_OUTPUT",
+    ]
+    assert manifest["config"][0]["fallback"] == "~/memhtml"
+    assert all(list(var) == ["name", "description", "fallback"] for var in manifest["config"])
+    assert [topic["topic"] for topic in manifest["guide"]] == ["first-call", "write-surfaces", "authoring"]
+    assert all(topic["body"] for topic in manifest["guide"])
+
+
+@pytest.mark.skipif(not ORIGINAL_MANIFEST.exists(), reason="the original's manifest is not on this machine")
+def test_matches_the_installed_originals_contract(manifest: dict[str, Any]) -> None:
+    original = json.loads(ORIGINAL_MANIFEST.read_text())["data"]
+    assert manifest["responseTypes"][: len(original["responseTypes"])] == original["responseTypes"]
+    assert manifest["errorCodes"][: len(original["errorCodes"])] == original["errorCodes"]
+    theirs = {entry["name"]: entry for entry in original["commands"]}
+    for entry in manifest["commands"]:
+        other = theirs[entry["name"]]
+        assert entry["summary"] == other["summary"] and entry["responseTypes"] == other["responseTypes"]
+        assert [arg["name"] for arg in entry["args"]] == [arg["name"] for arg in other["args"]]
+        ours_by_name = {flag["name"]: flag for flag in entry["flags"]}
+        for flag in other["flags"]:
+            if flag["name"] == "json":  # a global flag in ours
+                continue
+            mine = ours_by_name[flag["name"]]
+            assert (mine["type"], mine.get("values"), mine.get("default")) == (
+                flag["type"],
+                flag.get("values"),
+                flag.get("default"),
+            )
+
+
+def test_help_data_extends_the_manifest_entry() -> None:
+    read = command_named("read")
+    assert read is not None
+    data = help_data(read)
+    assert list(data)[-4:] == ["usage", "globalFlags", "usageErrorCodes", "seeAlso"]
+    assert data["usage"] == "memhtml read <path> [flags]"
+    assert data["usageErrorCodes"] == ORIGINAL_ERROR_CODES[:5]
+    assert data["seeAlso"] == []
+
+
+@pytest.mark.parametrize(
+    ("name", "usage", "see_also"),
+    [
+        ("help", "memhtml help [command]... [flags]", ["manifest"]),
+        ("manifest", "memhtml manifest [flags]", ["help"]),
+        ("status", "memhtml status [flags]", []),
+        ("write", "memhtml write [flags]", []),
+    ],
+)
+def test_usage_lines_and_see_also(name: str, usage: str, see_also: list[str]) -> None:
+    command = command_named(name)
+    assert command is not None
+    assert usage_line(command) == usage
+    assert help_data(command)["seeAlso"] == see_also
+
+
+def test_help_markdown_for_one_command() -> None:
+    write = command_named("write")
+    assert write is not None
+    page = help_markdown(write)
+    assert page.startswith("# memhtml write\n")
+    assert "```\nmemhtml write [flags]\n```" in page
+    assert "- `--title` (string)" in page and "**required**" in page
+    assert "## Global flags" in page and "`--json`" in page and "## Examples" in page
+    assert "one of: `episodic`" in page
+
+
+def test_help_markdown_overview_names_every_command_and_code() -> None:
+    page = help_markdown(None)
+    for command in COMMANDS:
+        assert f"| `memhtml {command.name}` |" in page
+    assert "`ERR_INTEGRATION_MODIFIED`" in page and "`MEMHTML_OUTPUT`" in page
+    assert "### `first-call`" in page

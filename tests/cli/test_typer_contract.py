@@ -1,0 +1,31 @@
+"""The typer commands and the contract table describe the same command surface."""
+
+from __future__ import annotations
+
+import typer.main
+
+from memhtml.cli.app import app
+from memhtml.contracts.commands import COMMANDS
+
+DESCRIBING = {"manifest", "help"}
+
+
+def test_every_command_that_runs_has_a_typer_command_with_the_same_flags() -> None:
+    group = typer.main.get_command(app)
+    assert hasattr(group, "commands")
+    table = {spec.name: spec for spec in COMMANDS if spec.name not in DESCRIBING}
+    assert sorted(group.commands) == sorted(table)
+    for name, spec in table.items():
+        command = group.commands[name]
+        options = {
+            param.opts[0].removeprefix("--"): param
+            for param in command.params
+            if param.param_type_name == "option"
+        }
+        arguments = [param.name for param in command.params if param.param_type_name == "argument"]
+        assert sorted(options) == sorted(flag.name for flag in spec.flags), name
+        assert arguments == [arg.name.replace("-", "_") for arg in spec.args], name
+        for flag in spec.flags:
+            option = options[flag.name]
+            assert option.multiple == flag.repeatable, (name, flag.name)
+            assert option.is_flag == (flag.type == "boolean"), (name, flag.name)

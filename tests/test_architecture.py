@@ -1,0 +1,78 @@
+"""Architecture rules that a review would otherwise have to remember: start-up imports, purity of the
+inner layers, the single reader of the environment, module size and docstrings."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "memhtml"
+HEAVY = ("duckdb", "git", "typer", "rich", "click", "selectolax", "lxml")
+
+
+def imported_modules(*args: str) -> set[str]:
+    completed = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memhtml", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    names = set()
+    for line in completed.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    assert "memhtml.cli.entry" in names  # the probe itself works
+    return names
+
+
+@pytest.mark.parametrize("args", [("manifest",), ("--help",), ("help", "write"), ()])
+def test_describing_commands_import_no_heavy_dependency(args: tuple[str, ...]) -> None:
+    loaded = imported_modules(*args)
+    heavy = sorted(name for name in loaded if name.split(".")[0] in HEAVY)
+    assert heavy == []
+
+
+def python_modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_inner_layers_import_only_the_standard_library() -> None:
+    offenders = []
+    for layer in ("contracts", "domain"):
+        for module in (PACKAGE / layer).rglob("*.py"):
+            tree = ast.parse(module.read_text())
+            for node in ast.walk(tree):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names = [node.module]
+                for name in names:
+                    top = name.split(".")[0]
+                    if top != "memhtml" and top not in sys.stdlib_module_names:
+                        offenders.append(f"{module.name}: {name}")
+    assert offenders == []
+
+
+def test_only_the_configuration_module_reads_the_environment() -> None:
+    # gitcmd forwards the environment to git children (scrubbed) and never interprets it.
+    allowed = {PACKAGE / "operations" / "config.py", PACKAGE / "store" / "gitcmd.py"}
+    readers = [
+        str(module.relative_to(PACKAGE))
+        for module in python_modules()
+        if module not in allowed and ("environ" in module.read_text() or "getenv" in module.read_text())
+    ]
+    assert readers == []
+
+
+def test_modules_are_small_documented_and_never_a_grab_bag() -> None:
+    for module in python_modules():
+        assert module.name not in ("utils.py", "helpers.py", "misc.py"), module
+        source = module.read_text()
+        assert len(source.splitlines()) <= 800, module
+        assert ast.get_docstring(ast.parse(source)), f"{module} has no module docstring"
