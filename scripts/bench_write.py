@@ -1,0 +1,140 @@
+"""Whole-process timing of `memhtml write` on a generated store, side by side with the original.
+
+Builds an N-memory store in one commit (files rendered by our serializer, committed through the
+store's plumbing), then alternates single writes of fresh memories between ours and, when installed,
+the original (`$MEMHTML_ORIGINAL` or ~/.cache/memhtml-original/bin/memhtml-original). Prints medians
+and the ratio ours/original. Reports only; never fails the build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from memhtml.operations.write import WriteRequest, place_memory
+from memhtml.store.commit import Staged, commit_message, commit_paths, commit_subject, sync_real_index
+from memhtml.store.repository import init_store, open_store
+from memhtml.store.writer import claim_free_path, create_file_exclusively
+
+SERVICES = ["checkout-api", "ledger", "search", "gateway", "billing", "auth", "queue", "cache", "mobile-app"]
+TYPES = ["semantic", "procedural", "episodic", "agent_insight", "error_pattern", "precedent"]
+TOPICS = ["retries", "timeouts", "pool size", "deploy window", "rate limit", "cache ttl", "alert threshold"]
+
+
+def generated_request(rng: random.Random, serial: int, salt: str) -> WriteRequest:
+    service = rng.choice(SERVICES)
+    topic = rng.choice(TOPICS)
+    value = rng.randint(2, 900)
+    return WriteRequest(
+        title=f"{service} {topic} {salt} {serial}",
+        memory_type=rng.choice(TYPES),
+        claim=f"The {topic} of {service} is {value} ({salt}-{serial}).",
+        bodies=[f"Observed during incident INV-{2020 + serial % 6}-{serial:05d} on {service}."],
+        tags=[rng.choice(["ops", "db", "infra", "deploy"])],
+        entities=[f"service:{service}"],
+        importance=rng.randint(1, 10),
+        confidence=round(rng.random(), 2),
+        workspace=rng.choice([None, None, "payments", "platform"]),
+    )
+
+
+def build_store(root: Path, size: int) -> None:
+    """A store of `size` memories committed at once (the fixture builder: no per-file commits)."""
+    init_store(root)
+    store = open_store(root)
+    rng = random.Random(42)
+    now = dt.datetime(2026, 11, 30, 6, 0, tzinfo=dt.UTC)
+    claimed: set[str] = set()
+    paths = []
+    for serial in range(size):
+        placed = place_memory(generated_request(rng, serial, "base"), now)
+        path = claim_free_path(root, placed.directory, placed.slug, placed.date_prefix, claimed)
+        create_file_exclusively(root, path, placed.file_text)
+        paths.append(path)
+    message = commit_message(commit_subject("batch", f"{size} memories"))
+    commit_paths(root, store.git_dir, [Staged(path) for path in paths], message)
+    sync_real_index(root, paths)
+
+
+def write_argv(serial: int) -> list[str]:
+    return [
+        "write",
+        "--title",
+        f"Bench write {serial}",
+        "--type",
+        "semantic",
+        "--claim",
+        f"Bench fact number {serial} holds.",
+        "--tag",
+        "bench",
+        "--entity",
+        "service:bench",
+    ]
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    completed = subprocess.run(command, capture_output=True, env=env, check=False)
+    elapsed = time.perf_counter() - started
+    if completed.returncode != 0:
+        raise SystemExit(f"{command[0]} failed: {completed.stdout[:300]!r} {completed.stderr[-300:]!r}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    ours = [str(Path(sys.executable).with_name("memhtml"))]
+    original_bin = os.environ.get(
+        "MEMHTML_ORIGINAL", str(Path.home() / ".cache/memhtml-original/bin/memhtml-original")
+    )
+    has_original = Path(original_bin).exists()
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@memhtml.invalid",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@memhtml.invalid",
+    }
+    with tempfile.TemporaryDirectory(prefix="memhtml-bench-") as scratch:
+        base = Path(scratch) / "ours"
+        started = time.perf_counter()
+        build_store(base, args.size)
+        print(f"built a {args.size}-memory store in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        theirs = Path(scratch) / "theirs"
+        if has_original:
+            shutil.copytree(base, theirs, symlinks=True)
+            timed([original_bin, "index", "rebuild", "--repo", str(theirs)], env)  # its first open indexes
+        samples: dict[str, list[float]] = {"ours": [], "original": []}
+        manifest = [timed([*ours, "manifest"], env) for _ in range(args.runs)]
+        for run in range(args.runs):
+            samples["ours"].append(timed([*ours, *write_argv(run), "--repo", str(base)], env))
+            if has_original:
+                samples["original"].append(
+                    timed([original_bin, *write_argv(run), "--repo", str(theirs)], env)
+                )
+    ours_median = statistics.median(samples["ours"]) * 1000
+    print("| operation | store | ours (median ms) | original (median ms) | ratio |")
+    print("|---|---|---|---|---|")
+    if has_original:
+        original_median = statistics.median(samples["original"]) * 1000
+        ratio = f"{ours_median / original_median:.2f}"
+        print(f"| write | {args.size} | {ours_median:.0f} | {original_median:.0f} | {ratio} |")
+    else:
+        print(f"| write | {args.size} | {ours_median:.0f} | not installed | — |")
+    print(f"| manifest | — | {statistics.median(manifest) * 1000:.0f} | | |")
+
+
+if __name__ == "__main__":
+    main()
