@@ -60,7 +60,7 @@ def write_memory(
             if (store.root / path).exists() or (store.root / path).is_symlink():
                 raise WriteConflict(
                     f"write conflict on {path}: a memory already occupies this path; nothing was written",
-                    [f"memhtml read {path}", f"memhtml correct {path} --title <title> --claim <sentence>"],
+                    [f"memhtml read {path}", "memhtml write … without --path (placement picks a free path)"],
                 )
         else:
             path = claim_free_path(store.root, memory.directory, memory.slug, memory.date_prefix, set())
