@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from memhtml import __version__
-from memhtml.cli.door import Door
+from memhtml.cli.door import WRITE_COMMANDS, Door
 from memhtml.cli.envelope import EXIT_OK
 from memhtml.cli.grammar import Invocation, parse_command_line
 from memhtml.contracts.errors import MemhtmlError, UsageError
@@ -83,5 +83,9 @@ def _wants_json(argv: list[str], config: Config, stdout_is_tty: bool) -> bool:
 
 
 def _command_words(argv: list[str]) -> str:
-    words = [word for word in argv[:2] if not word.startswith("-")]
-    return " ".join(words[:1])
+    """The write command a refused line names, if any, so its envelope still says `stored: false`."""
+    for first, second in zip(argv, [*argv[1:], ""], strict=True):
+        for phrase in (f"{first} {second}", first):
+            if phrase in WRITE_COMMANDS:
+                return phrase
+    return ""

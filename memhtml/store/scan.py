@@ -6,9 +6,6 @@ The DuckDB index replaces the dedupe lookup; it keeps the `ActiveHashLookup` sig
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 from memhtml.contracts.paths import is_archived_path, is_memory_path
 from memhtml.html.document import parse_memory
 from memhtml.store.gitcmd import run_git
@@ -38,11 +35,6 @@ def find_active_by_hash(store: Store, content_hash: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class WorkingTreeState:
-    dirty_paths: list[str]
-
-
 def dirty_paths(store: Store) -> list[str]:
     """Paths whose working-tree state differs from HEAD (staged, modified or untracked), sorted."""
     output = run_git(
@@ -64,7 +56,3 @@ def tracked_memory_paths(store: Store) -> list[str]:
         for name in (raw.decode("utf-8", "surrogateescape") for raw in output.split(b"\0"))
         if is_memory_path(name)
     )
-
-
-def read_text(root: Path, path: str) -> str:
-    return (root / path).read_text(encoding="utf-8")
