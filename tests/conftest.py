@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 HERMETIC_GIT = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -83,3 +84,9 @@ def store_root(tmp_path: Path) -> Iterator[Path]:
     answer = run_cli("init", "--repo", str(root))
     assert answer.status == 0, answer.stdout + answer.stderr
     yield root
+
+
+# CI explores the same examples every run, so a red build is reproducible; locally they vary.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None)
+settings.register_profile("dev", database=None, deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")

@@ -57,6 +57,12 @@ def head_sha(root: Path) -> str | None:
     return sha or None
 
 
+def path_in_head(root: Path, path: str) -> bool:
+    """Whether HEAD's tree holds `path` (used to tell a landed commit from one that never happened)."""
+    completed = run_git(root, ["cat-file", "-e", f"HEAD:{path}"], ok_statuses=(0, 1, 128))
+    return completed.returncode == 0
+
+
 def commit_paths(root: Path, git_dir: Path, staged: Sequence[Staged], message: str) -> str:
     """Commit `staged` on top of HEAD as one commit and return its sha; every failure precedes the CAS.
 

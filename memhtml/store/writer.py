@@ -17,7 +17,7 @@ from typing import Literal
 
 from memhtml.contracts.errors import StorageFailure, WriteConflict
 from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
-from memhtml.store.commit import Staged, commit_paths, sync_real_index
+from memhtml.store.commit import Staged, commit_paths, path_in_head, sync_real_index
 from memhtml.store.lock import write_lock
 from memhtml.store.repository import Store
 
@@ -68,7 +68,9 @@ def write_memory(
         try:
             sha = commit_paths(store.root, store.git_dir, [Staged(path)], commit_message)
         except BaseException:
-            remove_created(store.root, [path], created_directories)
+            # An interrupt can arrive after the branch moved; a committed file must never be removed.
+            if not path_in_head(store.root, path):
+                remove_created(store.root, [path], created_directories)
             raise
         index_synced = sync_real_index(store.root, [path])
     return StoredWrite("written", path, sha, index_synced)
