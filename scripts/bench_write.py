@@ -61,8 +61,8 @@ def build_store(root: Path, size: int) -> None:
         create_file_exclusively(root, path, placed.file_text)
         paths.append(path)
     message = commit_message(commit_subject("batch", f"{size} memories"))
-    commit_paths(root, store.git_dir, [Staged(path) for path in paths], message)
-    sync_real_index(root, paths)
+    landed = commit_paths(root, store.git_dir, [Staged(path) for path in paths], message)
+    sync_real_index(root, landed.records)
 
 
 def write_argv(serial: int) -> list[str]:
@@ -96,9 +96,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     ours = [str(Path(sys.executable).with_name("memhtml"))]
-    original_bin = os.environ.get(
-        "MEMHTML_ORIGINAL", str(Path.home() / ".cache/memhtml-original/bin/memhtml-original")
-    )
+    original_bin = os.environ.get("MEMHTML_ORIGINAL", str(Path.home() / ".cache/memhtml-original/bin/memhtml-original"))
     has_original = Path(original_bin).exists()
     env = {
         **os.environ,
@@ -121,9 +119,7 @@ def main() -> None:
         for run in range(args.runs):
             samples["ours"].append(timed([*ours, *write_argv(run), "--repo", str(base)], env))
             if has_original:
-                samples["original"].append(
-                    timed([original_bin, *write_argv(run), "--repo", str(theirs)], env)
-                )
+                samples["original"].append(timed([original_bin, *write_argv(run), "--repo", str(theirs)], env))
     ours_median = statistics.median(samples["ours"]) * 1000
     print("| operation | store | ours (median ms) | original (median ms) | ratio |")
     print("|---|---|---|---|---|")

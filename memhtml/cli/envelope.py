@@ -22,7 +22,7 @@ def success(response_type: str, data: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": API_VERSION, "type": response_type, "data": data}
 
 
-def failure(error: MemhtmlError, *, write_command: bool) -> dict[str, Any]:
+def failure(error: MemhtmlError, *, write_command: bool, unexpected: bool = False) -> dict[str, Any]:
     envelope: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "error": error.message,
@@ -32,14 +32,14 @@ def failure(error: MemhtmlError, *, write_command: bool) -> dict[str, Any]:
     }
     if write_command:
         envelope["stored"] = False
-        envelope["outcome"] = "failed" if error.retryable else "refused"
+        envelope["outcome"] = "failed" if error.retryable or unexpected else "refused"
     return envelope
 
 
 def unexpected_failure(error: BaseException, *, write_command: bool) -> dict[str, Any]:
     """An unmapped defect still answers one envelope (ERR_UNKNOWN), naming only the exception class."""
     wrapped = MemhtmlError(f"unexpected failure ({type(error).__name__})", ["memhtml status"])
-    return failure(wrapped, write_command=write_command)
+    return failure(wrapped, write_command=write_command, unexpected=True)
 
 
 def exit_status(error: MemhtmlError) -> int:

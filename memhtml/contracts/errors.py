@@ -46,13 +46,15 @@ class MemhtmlError(Exception):
     """Base of every failure a door reports as an error envelope."""
 
     code: ClassVar[str] = "ERR_UNKNOWN"
-    retryable: ClassVar[bool] = False
+    retryable: bool = False  # per class by default; an instance may say otherwise
     usage: ClassVar[bool] = False
 
-    def __init__(self, message: str, suggestions: list[str] | None = None) -> None:
+    def __init__(self, message: str, suggestions: list[str] | None = None, *, retryable: bool | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.suggestions: list[str] = list(suggestions or [])
+        if retryable is not None:
+            self.retryable = retryable
 
 
 class UsageError(MemhtmlError):
@@ -91,8 +93,9 @@ class StorageFailure(MemhtmlError):
 
 
 class GitFailure(MemhtmlError):
+    """A git call failed; retryable only when another process held a lock or moved the branch."""
+
     code = "ERR_GIT"
-    retryable = True
 
 
 class NotAStore(MemhtmlError):

@@ -13,6 +13,8 @@ from typing import Final
 from memhtml.contracts.vocabulary import GENERATED_BASENAMES, PARA_BUCKETS
 
 SLUG_MAX: Final[int] = 80
+MAX_PATH_CHARS: Final[int] = 1024
+MAX_SEGMENT_BYTES: Final[int] = 255  # what file systems accept for one name
 MAX_COLLISION_ORDINAL: Final[int] = 1000
 _NON_SLUG: Final = re.compile(r"[^a-z0-9]+")
 _ARCHIVED: Final = re.compile(r"^archive/(\d{4,})/(.+)$")
@@ -33,6 +35,13 @@ def path_problem(path: str) -> str | None:
     segments = path.split("/")
     if any(segment in ("", ".", "..") for segment in segments):
         return "it has an empty, `.` or `..` segment"
+    if any(ord(character) < 32 or ord(character) == 127 for character in path):
+        return "it contains a control character"
+    # `.git` (in any case) is git's own; git silently refuses to track paths through it.
+    if any(segment.startswith(".") for segment in segments):
+        return "it has a hidden segment (one starting with `.`)"
+    if len(path) > MAX_PATH_CHARS or any(len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES for segment in segments):
+        return f"it is longer than {MAX_PATH_CHARS} characters or has a segment over {MAX_SEGMENT_BYTES} bytes"
     if segments[0] not in PARA_BUCKETS:
         return "it is not rooted in a PARA bucket (projects, areas, resources, archive)"
     if len(segments) < 2:

@@ -9,9 +9,16 @@ from memhtml.store.repository import init_store
 
 def init(root: Path) -> dict[str, object]:
     report = init_store(root)
-    return {
+    data: dict[str, object] = {
         "root": str(report.root),
         "created": report.created,
         "headSha": report.head_sha,
         "wrote": report.wrote,
     }
+    if not report.index_synced:
+        data["index"] = {
+            "ok": False,
+            "warning": "committed, but another git process held the index lock: the scaffold shows as deleted",
+            "remedy": "git reset -q",
+        }
+    return data

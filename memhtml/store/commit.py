@@ -20,6 +20,8 @@ from memhtml.html.jscompat import js_flattened, js_trim, utf16_length, utf16_pre
 from memhtml.store.gitcmd import git_text, run_git
 
 ZERO_SHA: Final[str] = "0" * 40
+PRIVATE_INDEX_PREFIX: Final[str] = "memhtml-index-"
+CAS_ATTEMPTS: Final[int] = 3
 SUBJECT_LIMIT: Final[int] = 72
 
 
@@ -63,36 +65,74 @@ def path_in_head(root: Path, path: str) -> bool:
     return completed.returncode == 0
 
 
-def commit_paths(root: Path, git_dir: Path, staged: Sequence[Staged], message: str) -> str:
-    """Commit `staged` on top of HEAD as one commit and return its sha; every failure precedes the CAS.
+@dataclass(frozen=True)
+class Landed:
+    """A commit on the branch, and the index records of its paths (for the user's index)."""
 
-    The caller then runs `sync_real_index`, outside its rollback scope: once the branch moved, the
-    working-tree files belong to history and must never be removed.
+    sha: str
+    records: bytes
+    created: bool = True  # False: HEAD already held exactly these contents, nothing was committed
+
+
+def head_commit_and_tree(root: Path) -> tuple[str | None, str | None]:
+    completed = run_git(root, ["log", "-1", "--format=%H %T", "HEAD", "--"], ok_statuses=(0, 128))
+    fields = completed.stdout.decode().split()
+    return (fields[0], fields[1]) if completed.returncode == 0 and len(fields) == 2 else (None, None)
+
+
+def sweep_private_indexes(git_dir: Path) -> None:
+    """Remove private index files left by a killed writer; call only while holding the write lock."""
+    for leftover in git_dir.glob(f"{PRIVATE_INDEX_PREFIX}*"):
+        leftover.unlink(missing_ok=True)
+
+
+def commit_paths(root: Path, git_dir: Path, staged: Sequence[Staged], message: str) -> Landed:
+    """Commit `staged` on top of HEAD as one commit; every failure precedes the compare-and-swap.
+
+    If another process moves the branch between our read of HEAD and our update, the commit is
+    rebuilt on the new HEAD (a few times). If HEAD already holds exactly these contents, nothing is
+    committed and HEAD is answered. The caller then runs `sync_real_index` outside its rollback
+    scope: once the branch moved, the working-tree files belong to history.
     """
-    parent = head_sha(root)
-    private_index = git_dir / f"memhtml-index-{os.getpid()}-{secrets.token_hex(4)}"
-    env = {"GIT_INDEX_FILE": str(private_index)}
-    try:
-        if parent is None:
-            run_git(root, ["read-tree", "--empty"], env=env)
-        else:
-            run_git(root, ["read-tree", parent], env=env)
-        run_git(root, ["update-index", "-z", "--index-info"], stdin=_index_info(root, staged), env=env)
-        tree = git_text(root, ["write-tree"], env=env)
+    records = _index_info(root, staged)
+    subject = message.split("\n", 1)[0]
+    for attempt in range(1, CAS_ATTEMPTS + 1):
+        parent, parent_tree = head_commit_and_tree(root)
+        tree = _tree_with(root, git_dir, parent, records)
+        if parent is not None and tree == parent_tree:
+            return Landed(parent, records, created=False)
         parents = ["-p", parent] if parent else []
         commit = git_text(root, ["commit-tree", tree, *parents, "-F", "-"], stdin=message.encode("utf-8"))
-        subject = message.split("\n", 1)[0]
-        run_git(root, ["update-ref", "-m", subject, "HEAD", commit, parent or ZERO_SHA])
+        try:
+            run_git(root, ["update-ref", "-m", subject, "HEAD", commit, parent or ZERO_SHA])
+        except GitFailure as failure:
+            if not failure.retryable or attempt == CAS_ATTEMPTS:
+                raise
+            continue
+        return Landed(commit, records)
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _tree_with(root: Path, git_dir: Path, parent: str | None, records: bytes) -> str:
+    """The tree of `parent` with `records` applied, built in a private index (the user's is untouched)."""
+    private_index = git_dir / f"{PRIVATE_INDEX_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    env = {"GIT_INDEX_FILE": str(private_index)}
+    try:
+        run_git(root, ["read-tree", parent] if parent else ["read-tree", "--empty"], env=env)
+        run_git(root, ["update-index", "-z", "--index-info"], stdin=records, env=env)
+        return git_text(root, ["write-tree"], env=env)
     finally:
         private_index.unlink(missing_ok=True)
-    return commit
 
 
-def sync_real_index(root: Path, paths: Sequence[str]) -> bool:
-    """Make the user's index agree with the working tree for `paths` only; False if git refused."""
-    listing = b"".join(path.encode("utf-8") + b"\0" for path in paths)
+def sync_real_index(root: Path, records: bytes) -> bool:
+    """Give the user's index exactly the committed blobs of our paths, nothing else; False if git refused.
+
+    The committed blob is recorded as is (not re-hashed from the file), so a clean filter can never
+    make our own path look modified.
+    """
     try:
-        run_git(root, ["update-index", "--add", "--remove", "-z", "--stdin"], stdin=listing)
+        run_git(root, ["update-index", "-z", "--index-info"], stdin=records)
     except GitFailure:
         return False
     return True

@@ -61,6 +61,7 @@ def run_git(
         raise GitFailure(
             f"git {args[0]} failed (exit {completed.returncode})" + _hint(completed.stderr),
             [],
+            retryable=_contended(completed.stderr),
         )
     return completed
 
@@ -69,6 +70,12 @@ def git_text(root: Path, args: Sequence[str], **kwargs: object) -> str:
     """stdout of a git call as text with the trailing newline removed."""
     completed = run_git(root, args, **kwargs)  # type: ignore[arg-type]
     return completed.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+
+
+def _contended(stderr: bytes) -> bool:
+    """Another process held a lock or moved a ref: the same call can succeed a moment later."""
+    text = stderr.decode("utf-8", "replace")
+    return ".lock" in text or "cannot lock ref" in text or "but expected" in text
 
 
 def _hint(stderr: bytes) -> str:

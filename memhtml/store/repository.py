@@ -48,6 +48,7 @@ class InitReport:
     created: bool
     head_sha: str | None
     wrote: list[str]
+    index_synced: bool = True
 
 
 def _git_locations(root: Path) -> tuple[Path, Path] | None:
@@ -78,6 +79,8 @@ def open_store(root: Path) -> Store:
         )
     if not all((resolved / bucket).is_dir() for bucket in PARA_BUCKETS):
         raise NotAStore(f"no memory store at {root}: the PARA buckets are missing", suggestion)
+    if head_sha(resolved) is None:
+        raise NotAStore(f"no memory store at {root}: its first commit is missing (init did not finish)", suggestion)
     store = Store(root=resolved, git_dir=git_dir.resolve())
     ensure_excluded(store)
     return store
@@ -118,14 +121,17 @@ def init_store(root: Path) -> InitReport:
     with write_lock(store.git_dir):
         wrote = _write_missing_scaffold(resolved)
         uncommitted = _scaffold_missing_from_head(resolved)
-        committed = False
+        index_synced = True
         if uncommitted:
             message = commit_message(commit_subject("init", "scaffold the memory repository"))
-            commit_paths(resolved, store.git_dir, [Staged(path) for path in uncommitted], message)
-            sync_real_index(resolved, uncommitted)
-            committed = True
+            landed = commit_paths(resolved, store.git_dir, [Staged(path) for path in uncommitted], message)
+            index_synced = sync_real_index(resolved, landed.records)
     return InitReport(
-        root=resolved, created=initialized_git or committed, head_sha=head_sha(resolved), wrote=wrote
+        root=resolved,
+        created=initialized_git,
+        head_sha=head_sha(resolved),
+        wrote=wrote,
+        index_synced=index_synced,
     )
 
 
