@@ -1,8 +1,8 @@
 """The command-line grammar: turns argv into an `Invocation` or refuses it with a `UsageError`.
 
 Owns the original's argument rules and validation order (cli-contract §1.5-§1.6) plus our stricter
-value checks, all before any I/O. Standard library only and nothing heavy imported, because
-`manifest` and `--help` must answer fast.
+value checks (spelled out in `grammar_values`), all before any I/O. Standard library only and
+nothing heavy imported, because `manifest` and `--help` must answer fast.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Final
 
+from memhtml.cli.grammar_values import value_problem
 from memhtml.contracts.commands import (
     COMMANDS,
     COMPAT_VERSION,
@@ -233,20 +234,39 @@ def _drop_leading_blanks(words: list[str]) -> list[str]:
 def _resolve_command(words: list[str]) -> tuple[CommandSpec, int]:
     """Greedy: a two-word command beats a one-word one. Unknown names get the nearest known names."""
     found = _match(words)
-    if found is not None:
-        return found
+    if found is None:
+        raise _unknown_command(words)
+    return found
+
+
+def _unknown_command(words: list[str]) -> UsageError:
+    """The refusal of command words that name no command we have (also for `help <words>`).
+
+    A command of the original not built yet says so; a bare family noun (`index`) names the
+    family's members, which the typo rule would not find; anything else gets the nearest names.
+    """
     for count in (2, 1):
         phrase = " ".join(words[:count])
         if len(words) >= count and phrase in NOT_YET_BUILT:
-            raise UsageError(
+            return UsageError(
                 UNKNOWN_COMMAND,
                 f"unknown command: {phrase} is a command of memhtml {COMPAT_VERSION} that this version "
                 "does not have yet",
                 ["memhtml manifest"],
             )
-    raise UsageError(
-        UNKNOWN_COMMAND, f"unknown command: {' '.join(words)}", nearest_command_names(words, _NAMES)
-    )
+    if len(words) == 1:
+        family = family_members(words[0], _NAMES)
+        if family:
+            return UsageError(UNKNOWN_COMMAND, f"unknown command: {words[0]}", family)
+        unbuilt = family_members(words[0], list(NOT_YET_BUILT))
+        if unbuilt:
+            return UsageError(
+                UNKNOWN_COMMAND,
+                f"unknown command: {words[0]}: {', '.join(unbuilt)} are commands of memhtml "
+                f"{COMPAT_VERSION} that this version does not have yet",
+                ["memhtml manifest"],
+            )
+    return UsageError(UNKNOWN_COMMAND, f"unknown command: {' '.join(words)}", nearest_command_names(words, _NAMES))
 
 
 def _match(words: list[str]) -> tuple[CommandSpec, int] | None:
@@ -265,12 +285,7 @@ def _help_topic(words: tuple[str, ...], *, lenient: bool) -> CommandSpec | None:
         return None
     found = _match(topic_words)
     if found is None:
-        # `help index` names the family's members, which the typo rule would not find.
-        family = family_members(topic_words[0], _NAMES)
-        suggestions = (
-            family if len(topic_words) == 1 and family else nearest_command_names(topic_words, _NAMES)
-        )
-        raise UsageError(UNKNOWN_COMMAND, f"unknown command: {' '.join(topic_words)}", suggestions)
+        raise _unknown_command(topic_words)
     topic, count = found
     surplus = topic_words[count:]
     if surplus and not lenient:
@@ -345,14 +360,11 @@ def _check_flag_syntax(command: CommandSpec, flags: list[_FlagToken]) -> None:
             raise _usage(
                 command,
                 INVALID_FLAG,
-                f"{name} is a boolean flag: {name}=true|false|yes|no|1|0|on|off, "
-                f"not {_quoted([token.value or ''])}",
+                f"{name} is a boolean flag: {name}=true|false|yes|no|1|0|on|off, not {_quoted([token.value or ''])}",
                 [f"memhtml {command.name} {name}", f"memhtml {command.name} --no-{spec.name}"],
             )
         if spec.takes_value and token.value is None:
-            raise _usage(
-                command, INVALID_FLAG, f"{name} needs a value", [f"memhtml {command.name} {name} <value>"]
-            )
+            raise _usage(command, INVALID_FLAG, f"{name} needs a value", [f"memhtml {command.name} {name} <value>"])
 
 
 def _flag_spec(command: CommandSpec, name: str) -> FlagSpec:
@@ -467,12 +479,12 @@ def _check_exactly_one(command: CommandSpec, values: dict[str, list[str]]) -> No
 
 def _check_values(command: CommandSpec, values: dict[str, list[str]], *, instants: bool) -> None:
     """Every value of every flag, repeated ones included: instants first (the original checks
-    `--as-of` before vocabularies), then closed vocabularies, integers, numbers and entities."""
+    `--as-of` before vocabularies), then closed vocabularies, integers and the other formats."""
     for spec in command.flags:
         if spec.instant != instants:
             continue
         for value in values.get(spec.name, []):
-            problem = spec.problem_with(value)
+            problem = value_problem(spec, value)
             if problem is not None:
                 message, hints = problem
                 raise _usage(

@@ -37,10 +37,7 @@ def manifest_data(version: str) -> dict[str, Any]:
         "guide": [{"topic": topic.topic, "body": topic.body} for topic in GUIDE],
         "globalFlags": [flag_entry(flag) for flag in GLOBAL_FLAGS],
         "errorCodes": list(ERROR_CODES),
-        "config": [
-            {"name": var.name, "description": var.description, "fallback": var.fallback}
-            for var in CONFIG_VARS
-        ],
+        "config": [{"name": var.name, "description": var.description, "fallback": var.fallback} for var in CONFIG_VARS],
         "responseTypes": list(RESPONSE_TYPES),
         "commands": [command_entry(command) for command in COMMANDS],
         "compat": COMPAT_VERSION,

@@ -7,26 +7,26 @@ fields the original does not publish (ranges, value formats) drive our stricter 
 
 from __future__ import annotations
 
-import json
-import math
-import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from memhtml.contracts.instants import is_sortable_instant
-from memhtml.contracts.vocabulary import MEMORY_TYPES
+from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, PARA_BUCKETS
 
 FlagType = Literal["string", "int", "boolean"]
+# `reinforce --signal`, as the original.
+REINFORCE_SIGNALS: Final[tuple[str, ...]] = ("positive", "negative", "neutral")
+# Value grammars beyond the plain type, each checked by the grammar before any I/O:
+# `number` a finite decimal (the original publishes `--confidence` as a string); `instant`
+# `YYYY-MM-DD` or `YYYY-MM-DDThh:mm:ssZ`; `instant-or-commit` either of those or a commit sha of
+# 4 to 40 hex digits; `entity` `type:name`; `facet` `name=value` with a non-blank name; `nonblank`
+# any text that is not empty or whitespace only.
+ValueFormat = Literal["number", "instant", "instant-or-commit", "entity", "facet", "nonblank"]
 
 CLI_NAME: Final[str] = "memhtml"
 CLI_SUMMARY: Final[str] = "Read and write the git-backed memory repo."
 API_VERSION: Final[str] = "1"
 # The original release whose command contract this table keeps.
 COMPAT_VERSION: Final[str] = "0.15.1"
-
-_INTEGER: Final = re.compile(r"^[+-]?\d+$")
-# Plain decimal notation only: `nan`, `inf` and `1_0` parse in Python but are not numbers to a caller.
-_DECIMAL: Final = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,10 @@ class ArgSpec:
 
 @dataclass(frozen=True)
 class FlagSpec:
-    """One `--flag`. `minimum`/`maximum`, `number`, `instant` and `entity` are our validation extras.
+    """One `--flag`. `minimum`/`maximum` (inclusive) and `value_format` are our validation extras.
 
-    `number` marks a string flag whose value must parse as a finite decimal number (the original
-    publishes `--confidence` as a string); `instant` a flag taking `YYYY-MM-DD` or
-    `YYYY-MM-DDThh:mm:ssZ`; `entity` a flag taking `type:name`.
+    The grammar (`memhtml.cli.grammar_values`) refuses a value outside them at exit 2; the original
+    publishes neither and clamps or defaults silently.
     """
 
     name: str
@@ -57,9 +56,7 @@ class FlagSpec:
     repeatable: bool = False
     minimum: int | float | None = None
     maximum: int | float | None = None
-    number: bool = False
-    instant: bool = False
-    entity: bool = False
+    value_format: ValueFormat | None = None
 
     @property
     def takes_value(self) -> bool:
@@ -67,78 +64,9 @@ class FlagSpec:
         return self.type != "boolean"
 
     @property
-    def value_format(self) -> str | None:
-        """The name of the value grammar beyond the plain type, for the manifest's `format` key."""
-        if self.number:
-            return "number"
-        if self.instant:
-            return "instant"
-        if self.entity:
-            return "entity"
-        return None
-
-    def problem_with(self, value: str) -> tuple[str, list[str]] | None:
-        """Why `value` is refused (with example values to suggest), or None when this flag admits it.
-
-        Checked: the instant grammar, the closed vocabulary, integers, numbers and ranges, `type:name`.
-        """
-        name, shown = f"--{self.name}", json.dumps(value, ensure_ascii=False)
-        if self.instant and not is_sortable_instant(value):
-            return (
-                f"{name} must be an ISO date or datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ), not {shown}",
-                ["2026-08-24", "2026-08-24T13:00:00Z"],
-            )
-        if self.values is not None and value not in self.values:
-            return f"{name} must be one of: {', '.join(self.values)}", []
-        if self.type == "int" and not self._in_range(_as_int(value)):
-            return f"{name} must be {self._range_words('an integer')}, not {shown}", [self._range_hint()]
-        if self.number and not (
-            _DECIMAL.match(value) and math.isfinite(float(value)) and self._in_range(float(value))
-        ):
-            return f"{name} must be {self._range_words('a number')}, not {shown}", [self._range_hint()]
-        if self.entity and not _is_entity(value):
-            return (
-                f"{name} must be a `type:name` entity reference (a non-empty type, a colon, a "
-                f"non-empty name), not {shown}",
-                ["<type>:<name>"],
-            )
-        return None
-
-    def _in_range(self, number: float | None) -> bool:
-        if number is None:
-            return False
-        if self.minimum is not None and number < self.minimum:
-            return False
-        return self.maximum is None or number <= self.maximum
-
-    def _range_words(self, kind: str) -> str:
-        if self.minimum is not None and self.maximum is not None:
-            return f"{kind} from {self.minimum} to {self.maximum}"
-        if self.minimum is not None:
-            return f"{kind} of at least {self.minimum}"
-        if self.maximum is not None:
-            return f"{kind} of at most {self.maximum}"
-        return kind
-
-    def _range_hint(self) -> str:
-        if self.minimum is not None and self.maximum is not None:
-            return f"<{self.minimum}-{self.maximum}>"
-        return "<number>" if self.number else "<int>"
-
-
-def _as_int(value: str) -> int | None:
-    """The integer `value` spells in plain decimal, or None (Python refuses over 4300 digits)."""
-    if not _INTEGER.match(value):
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        return None
-
-
-def _is_entity(value: str) -> bool:
-    entity_type, colon, entity_name = value.partition(":")
-    return bool(colon) and bool(entity_type.strip()) and bool(entity_name.strip())
+    def instant(self) -> bool:
+        """Whether the value is a point in time, checked before the other values (as the original)."""
+        return self.value_format in ("instant", "instant-or-commit")
 
 
 @dataclass(frozen=True)
@@ -194,9 +122,7 @@ class GuideTopic:
 
 
 GLOBAL_FLAGS: Final[tuple[FlagSpec, ...]] = (
-    FlagSpec(
-        "dense", "boolean", "Minify JSON and drop null fields, for pasting into a context window.", False
-    ),
+    FlagSpec("dense", "boolean", "Minify JSON and drop null fields, for pasting into a context window.", False),
     FlagSpec(
         "repo",
         "string",
@@ -301,7 +227,7 @@ _WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
         "A `type:name` entity reference, e.g. service:checkout-api. Repeatable. A value without a "
         "non-empty type and name is refused at exit 2.",
         repeatable=True,
-        entity=True,
+        value_format="entity",
     ),
     FlagSpec(
         "importance",
@@ -313,15 +239,99 @@ _WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
     FlagSpec(
         "confidence",
         "string",
-        "0-1. 1.0 is an unqualified assertion. A value that is not a number from 0 to 1 is refused "
-        "at exit 2.",
+        "0-1. 1.0 is an unqualified assertion. A value that is not a number from 0 to 1 is refused at exit 2.",
         minimum=0,
         maximum=1,
-        number=True,
+        value_format="number",
     ),
     _SESSION_FLAG,
     _PROMPT_FLAG,
     _TURN_FLAG,
+)
+
+# search and recall cannot select `arc`: arcs are packed separately by recall (list can page them).
+_RETRIEVAL_TYPES: Final[tuple[str, ...]] = tuple(name for name in MEMORY_TYPES if name != "arc")
+_ENTITY_RULE = "A value without a non-empty type and name is refused at exit 2."
+_FACET_DESCRIPTION = (
+    "Restrict to memories carrying a `<dl>` facet, as name=value; the value may contain `=`, the name "
+    "may not. Repeatable, and the composition is fixed: values under the SAME name broaden (--facet "
+    "doc-type=runbook --facet doc-type=guide is either), DIFFERENT names narrow (--facet "
+    "doc-type=runbook --facet tier=1 is both). This is the extension axis: memhtml's element and meta "
+    "vocabularies are closed, so a consumer's own document kinds, states, and tiers live in "
+    "`<dt>`/`<dd>` pairs and are queried here. The match is on the facet's TEXT with no case folding, "
+    "so write the halves you mean to query. The stored form is the element's text content, which the "
+    "parser collapses whitespace runs in and trims — so `<dd>runbook  rollback</dd>` is stored and "
+    "queried single-spaced. There is no numeric comparison: a `<data value>` is indexed UNITLESS "
+    "because the unit lives in the prose beside it, so the caller owns the unit and matches the text "
+    "it wrote. A value with no `=`, or a blank name before it, is refused at exit 2; an empty value "
+    "after it is allowed."
+)
+_QUERY_ARG = ArgSpec(
+    "query",
+    "Prose. A double-quoted span demands those words in that order; nothing else is syntax. A blank "
+    "query is refused at exit 2: it could match nothing.",
+    required=True,
+)
+
+# The scope flags search and recall share, in the original's order.
+_RETRIEVAL_SCOPE: Final[tuple[FlagSpec, ...]] = (
+    FlagSpec(
+        "type",
+        "string",
+        "Restrict to one memory type. Repeatable; each occurrence broadens (ANY-of). `arc` is not "
+        "one of them: recall packs arcs separately, and `memhtml list --type arc` pages them.",
+        values=_RETRIEVAL_TYPES,
+        repeatable=True,
+    ),
+    FlagSpec(
+        "workspace",
+        "string",
+        "Restrict to one workspace. STRICT: a scoped query never returns a memory with no workspace.",
+    ),
+    FlagSpec(
+        "tag",
+        "string",
+        "Restrict to memories carrying any of these tags. Repeatable; each broadens.",
+        repeatable=True,
+    ),
+    FlagSpec(
+        "entity",
+        "string",
+        "Restrict to memories carrying one `type:name` entity reference, e.g. service:checkout-api, "
+        "the form a hit's `entities` publishes, so a hop is a copy. A scope matching nothing returns "
+        f"no hits and says so; it never widens. {_ENTITY_RULE}",
+        value_format="entity",
+    ),
+    FlagSpec("facet", "string", _FACET_DESCRIPTION, repeatable=True, value_format="facet"),
+    FlagSpec(
+        "include-archived",
+        "boolean",
+        "Include archived memories. Eviction is a `git mv`, so they still exist.",
+        default=False,
+    ),
+    FlagSpec(
+        "as-of",
+        "string",
+        "Point-in-time view. A date or instant (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ) returns what was "
+        "believed valid then, on the event-time axis: coalesce(valid_from, event_at, created_at) <= "
+        "as-of < valid_until, since-superseded memories included and marked supersededBy. A commit sha "
+        "(4 to 40 hex digits, full or abbreviated) returns what the corpus held at that commit, on "
+        "the transaction-time axis; it is resolved against git when the command runs. A 4-to-40-digit "
+        "number such as 2026 reads as a sha, so write a year as 2026-01-01. Anything else is refused "
+        "at exit 2.",
+        value_format="instant-or-commit",
+    ),
+)
+
+# Vectors arrive with a later capability; until then the embedding switches keep the original's
+# command lines working and change nothing.
+_EMBED_FLAG = FlagSpec(
+    "embed",
+    "boolean",
+    "Fill missing vectors (--no-embed: leave new or changed chunks without one). Vectors are a later "
+    "capability of this version: none is written yet, so --embed and --no-embed are both accepted "
+    "and change nothing.",
+    default=True,
 )
 
 COMMANDS: Final[tuple[CommandSpec, ...]] = (
@@ -349,7 +359,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         ),
         flags=(),
         response_types=("cli.help", "cli.manifest"),
-        examples=("memhtml help write", "memhtml help read --json", "memhtml write --help"),
+        examples=("memhtml help search", "memhtml help index rebuild --json", "memhtml search --help"),
         opens_repo=False,
     ),
     CommandSpec(
@@ -394,12 +404,241 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         opens_repo=True,
     ),
     CommandSpec(
+        name="search",
+        summary="Ranked search: lexical, recency and salience arms fused by RRF, then MMR. Returns "
+        "only memories that match the query.",
+        args=(_QUERY_ARG,),
+        flags=(
+            *_RETRIEVAL_SCOPE,
+            FlagSpec(
+                "limit",
+                "int",
+                "Hits to return, 1 to 200. Anything else is refused at exit 2, never clamped.",
+                default=10,
+                minimum=1,
+                maximum=200,
+            ),
+        ),
+        response_types=("memory.hits",),
+        examples=(
+            'memhtml search "why the VIP drain was reverted" --limit 5',
+            "memhtml search rollback --type semantic --type procedural --tag infra",
+            "memhtml search deploy --facet doc-type=runbook --include-archived --dense",
+        ),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="recall",
+        summary="A disclosure pack under a character budget: arcs and memories folded separately.",
+        args=(_QUERY_ARG,),
+        flags=(
+            *_RETRIEVAL_SCOPE,
+            FlagSpec(
+                "budget",
+                "int",
+                "Characters of quoted body, 0 to 1000000; 0 discloses no body and lists every match "
+                "as an index line. Arcs get their own envelope on top. A negative or non-integer "
+                "value is refused at exit 2.",
+                default=16000,
+                minimum=0,
+                maximum=1_000_000,
+            ),
+        ),
+        response_types=("recall.pack",),
+        examples=(
+            'memhtml recall "what do we know about the checkout service" --budget 8000',
+            "memhtml recall incident --workspace payments --as-of 2026-08-01T00:00:00Z",
+        ),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="neighbors",
+        summary="The memory graph around one path, to a fixed depth of at most two hops.",
+        args=(ArgSpec("path", "The center of the neighborhood.", required=True),),
+        flags=(
+            FlagSpec(
+                "depth",
+                "int",
+                "1 or 2. Never more: any other value is refused at exit 2, not clamped.",
+                default=1,
+                minimum=1,
+                maximum=2,
+            ),
+            FlagSpec(
+                "limit",
+                "int",
+                "Distinct nodes to return, 1 to 200 (anything else is refused at exit 2, not "
+                "clamped). `nodesDropped` counts the paths the walk reached and this limit turned "
+                "away, and `scanSaturated` says the walk stopped at its own 10000-row cap, which no "
+                "limit recovers.",
+                default=200,
+                minimum=1,
+                maximum=200,
+            ),
+            FlagSpec(
+                "rel",
+                "string",
+                "Restrict to these rels. Repeatable.",
+                values=MEMORY_RELS,
+                repeatable=True,
+            ),
+        ),
+        response_types=("memory.neighbors",),
+        examples=(
+            "memhtml neighbors areas/inbox/retry-budget.html",
+            "memhtml neighbors areas/inbox/retry-budget.html --depth 2 --rel supersedes --rel caused_by",
+        ),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="resolve",
+        summary="Follow a possibly-moved path forward to the memory that carries the fact now.",
+        args=(ArgSpec("path", "The path a receipt, citation, or older answer recorded.", required=True),),
+        flags=(),
+        response_types=("memory.resolved",),
+        examples=("memhtml resolve resources/gateway/retry-budget.html",),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="reinforce",
+        summary="Bump access bookkeeping, gated by a 900-second per-path cooldown that a plain `read` does not trip.",
+        args=(
+            ArgSpec(
+                "path",
+                "A memory path. Repeat the argument for more.",
+                required=True,
+                repeatable=True,
+            ),
+        ),
+        flags=(
+            FlagSpec(
+                "signal",
+                "string",
+                "`neutral` bumps access without claiming the memory was right.",
+                values=REINFORCE_SIGNALS,
+                default="neutral",
+            ),
+        ),
+        response_types=("memory.reinforced",),
+        examples=(
+            "memhtml reinforce areas/inbox/retry-budget.html --signal positive",
+            "memhtml reinforce areas/inbox/a.html resources/db/b.html",
+        ),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="list",
+        summary="Page through the corpus by type, workspace, tag, entity, facet, or PARA bucket.",
+        args=(),
+        flags=(
+            FlagSpec(
+                "type",
+                "string",
+                "One memory type. `arc` pages the authored and synthesized arcs alike.",
+                values=MEMORY_TYPES,
+            ),
+            FlagSpec("workspace", "string", "One workspace."),
+            FlagSpec("tag", "string", "One tag."),
+            FlagSpec(
+                "entity",
+                "string",
+                f"One `type:name` entity reference. {_ENTITY_RULE}",
+                value_format="entity",
+            ),
+            FlagSpec("facet", "string", _FACET_DESCRIPTION, repeatable=True, value_format="facet"),
+            FlagSpec("para", "string", "One PARA bucket.", values=PARA_BUCKETS),
+            FlagSpec(
+                "limit",
+                "int",
+                "Rows per page, 1 to 1000. Anything else is refused at exit 2, never clamped.",
+                default=50,
+                minimum=1,
+                maximum=1000,
+            ),
+            FlagSpec(
+                "cursor",
+                "string",
+                "The `nextCursor` from the previous page: the last path returned. A blank value is refused at exit 2.",
+                value_format="nonblank",
+            ),
+            FlagSpec("include-archived", "boolean", "Include archived memories.", default=False),
+        ),
+        response_types=("memory.list",),
+        examples=(
+            "memhtml list --type episodic --limit 20",
+            "memhtml list --facet doc-type=daily-journal --include-archived",
+        ),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="index rebuild",
+        summary="Rebuild the index (.memhtml/index.duckdb) from the git tree at HEAD, then the dirty "
+        "working tree. Destroys nothing outside .memhtml/.",
+        args=(),
+        flags=(
+            _EMBED_FLAG,
+            FlagSpec(
+                "force",
+                "boolean",
+                "Run a rebuild that cannot write vectors over a store that already carries them; "
+                "without it that call is refused with ERR_REBUILD_NO_EMBED_REFUSED, because a store "
+                "with vectors was embedded on purpose. Vectors are a later capability of this "
+                "version: no index carries them yet, so --force is accepted and changes nothing.",
+                default=False,
+            ),
+        ),
+        response_types=("index.report",),
+        examples=(
+            "memhtml index rebuild --no-embed",
+            "memhtml index rebuild --no-embed --force",
+            "memhtml index rebuild --repo /srv/memory",
+        ),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="index update",
+        summary="Index only what moved since the recorded watermark, plus the dirty working tree.",
+        args=(),
+        flags=(_EMBED_FLAG,),
+        response_types=("index.report",),
+        examples=("memhtml index update",),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="index status",
+        summary="The index watermark, the vector space it was built in, and its row counts.",
+        args=(),
+        flags=(),
+        response_types=("index.report",),
+        examples=("memhtml index status --dense",),
+        opens_repo=True,
+    ),
+    CommandSpec(
         name="status",
         summary="Corpus health: HEAD, dirty state, counts by type, edges, index freshness.",
         args=(),
         flags=(),
         response_types=("status.health",),
         examples=("memhtml status --dense",),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="state export",
+        summary="Write .memhtml/state/access.jsonl, the only durable copy of the state plane, and commit.",
+        args=(),
+        flags=(),
+        response_types=("state.export",),
+        examples=("memhtml state export",),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="state import",
+        summary="Replay the committed sidecar into the state plane (.memhtml/state.duckdb). Counters "
+        "merge by max, never last-wins.",
+        args=(),
+        flags=(),
+        response_types=("state.import",),
+        examples=("memhtml state import",),
         opens_repo=True,
     ),
 )
@@ -460,8 +699,7 @@ RESPONSE_TYPES: Final[tuple[str, ...]] = (
 CONFIG_VARS: Final[tuple[ConfigVar, ...]] = (
     ConfigVar(
         "MEMHTML_ROOT",
-        "The memory repo's root: a git repository holding the corpus and `.memhtml/`. Used when "
-        "--repo is not given.",
+        "The memory repo's root: a git repository holding the corpus and `.memhtml/`. Used when --repo is not given.",
         "~/memhtml",
     ),
     ConfigVar(
@@ -517,23 +755,14 @@ GUIDE: Final[tuple[GuideTopic, ...]] = (
 # The original's commands this version does not have yet; naming one gets a plain answer, not a typo hint.
 NOT_YET_BUILT: Final[tuple[str, ...]] = (
     "apply",
-    "search",
-    "recall",
     "correct",
     "link",
-    "neighbors",
-    "resolve",
     "archive",
-    "reinforce",
-    "list",
     "entity activity",
     "task add",
     "task status",
     "task list",
-    "index rebuild",
-    "index update",
     "index embed",
-    "index status",
     "trace index",
     "trace search",
     "trace links",
@@ -547,8 +776,6 @@ NOT_YET_BUILT: Final[tuple[str, ...]] = (
     "doctor",
     "eval discriminate",
     "exec",
-    "state export",
-    "state import",
     "agents-doc",
     "serve mcp",
     "integrations install",

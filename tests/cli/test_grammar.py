@@ -5,12 +5,15 @@ Expected messages and suggestion lists marked "observed" were captured from memh
 
 from __future__ import annotations
 
+import json
+import shlex
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memhtml.cli.grammar import Invocation, parse_command_line
-from memhtml.contracts.commands import COMMANDS, GLOBAL_FLAGS, command_named
+from memhtml.contracts.commands import COMMANDS, GLOBAL_FLAGS, NOT_YET_BUILT, command_named
 from memhtml.contracts.errors import USAGE_ERROR_CODES, UsageError
 from memhtml.domain.nearest import (
     distance_budget,
@@ -311,10 +314,7 @@ def test_missing_required_argument_observed() -> None:
 
 
 def test_whitespace_only_required_text_counts_as_missing() -> None:
-    assert (
-        refusal("write", "--title", "  ", "--type", "semantic", "--claim", "c")[1]
-        == "write requires: --title"
-    )
+    assert refusal("write", "--title", "  ", "--type", "semantic", "--claim", "c")[1] == "write requires: --title"
     assert refusal("read", " ")[1] == "read requires: path"
 
 
@@ -362,9 +362,7 @@ def test_closed_vocabulary_observed_and_every_value_checked() -> None:
     expected = ("ERR_INVALID_FLAG", f"--type must be one of: {TYPES}", ["memhtml help write"])
     assert refusal("write", "--type", "bogus", "--title", "t", "--claim", "c") == expected
     # The last value would be valid; the earlier one still fails the call.
-    assert (
-        refusal("write", "--type", "bogus", "--type", "semantic", "--title", "t", "--claim", "c") == expected
-    )
+    assert refusal("write", "--type", "bogus", "--type", "semantic", "--title", "t", "--claim", "c") == expected
 
 
 @pytest.mark.parametrize("value", ["11", "0", "abc", "1.0", "", "1_0", "9" * 5000])
@@ -389,9 +387,7 @@ def test_confidence_must_be_a_number_from_0_to_1(value: str) -> None:
     assert suggestions == ["memhtml write --confidence <0-1>", "memhtml help write"]
 
 
-@pytest.mark.parametrize(
-    ("value", "number"), [("0", 0.0), ("1", 1.0), (".5", 0.5), ("0.125", 0.125), ("1e-1", 0.1)]
-)
+@pytest.mark.parametrize(("value", "number"), [("0", 0.0), ("1", 1.0), (".5", 0.5), ("0.125", 0.125), ("1e-1", 0.1)])
 def test_confidence_in_range_is_typed(value: str, number: float) -> None:
     assert parse(*WRITE_OK, "--confidence", value).number("confidence") == number
 
@@ -399,15 +395,416 @@ def test_confidence_in_range_is_typed(value: str, number: float) -> None:
 @pytest.mark.parametrize("value", ["nocolon", ":name", "type:", " :name", "type: "])
 def test_entity_needs_a_type_and_a_name(value: str) -> None:
     code, message, suggestions = refusal(*WRITE_OK, "--entity", "service:ok", "--entity", value)
-    assert code == "ERR_INVALID_FLAG" and message.startswith(
-        "--entity must be a `type:name` entity reference"
-    )
+    assert code == "ERR_INVALID_FLAG" and message.startswith("--entity must be a `type:name` entity reference")
     assert suggestions == ["memhtml write --entity <type>:<name>", "memhtml help write"]
 
 
 def test_entities_are_kept_in_order() -> None:
     invocation = parse(*WRITE_OK, "--entity", "service:checkout", "--entity", "url:http://x")
     assert invocation.texts("entity") == ["service:checkout", "url:http://x"]
+
+
+# --- retrieval, index and state commands: typical lines ------------------------------------------
+
+RETRIEVAL_TYPES = (
+    "episodic, semantic, procedural, agent_insight, user_preference, error_pattern, verdict, precedent, task"
+)
+AS_OF_MESSAGE = (
+    "--as-of must be an ISO date or datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ) or a commit sha "
+    '(4 to 40 hex digits), not "{}": the point-in-time window compares it as a string, so a value '
+    "outside that grammar selects a different window rather than failing"
+)
+
+
+@pytest.mark.parametrize("example", [example for command in COMMANDS for example in command.examples])
+def test_every_published_example_parses(example: str) -> None:
+    words = shlex.split(example)
+    assert words[0] == "memhtml"
+    invocation = parse(*words[1:])
+    assert invocation.command is not None
+
+
+def test_search_example_is_typed() -> None:
+    invocation = parse("search", "why the VIP drain was reverted", "--limit", "5")
+    assert invocation.command is command_named("search")
+    assert invocation.positionals == ("why the VIP drain was reverted",)
+    assert invocation.integer("limit") == 5
+    scoped = parse("search", "rollback", "--type", "semantic", "--type", "procedural", "--tag", "infra")
+    assert scoped.texts("type") == ["semantic", "procedural"] and scoped.texts("tag") == ["infra"]
+    assert scoped.integer("limit") == 10 and scoped.flag("include-archived") is False
+    faceted = parse("search", "deploy", "--facet", "doc-type=runbook", "--include-archived", "--dense")
+    assert faceted.texts("facet") == ["doc-type=runbook"] and faceted.flag("include-archived")
+    assert faceted.dense
+
+
+def test_recall_example_is_typed() -> None:
+    assert parse("recall", "checkout", "--budget", "8000").integer("budget") == 8000
+    assert parse("recall", "checkout").integer("budget") == 16000
+    scoped = parse("recall", "incident", "--workspace", "payments", "--as-of", "2026-08-01T00:00:00Z")
+    assert scoped.text("workspace") == "payments" and scoped.text("as-of") == "2026-08-01T00:00:00Z"
+
+
+def test_list_neighbors_resolve_reinforce_are_typed() -> None:
+    listed = parse("list", "--type", "episodic", "--limit", "20", "--cursor", "areas/inbox/a.html")
+    assert (listed.text("type"), listed.integer("limit"), listed.text("cursor")) == (
+        "episodic",
+        20,
+        "areas/inbox/a.html",
+    )
+    assert parse("list").integer("limit") == 50 and parse("list").text("cursor") is None
+    graph = parse("neighbors", "areas/inbox/a.html")
+    assert graph.positionals == ("areas/inbox/a.html",)
+    assert (graph.integer("depth"), graph.integer("limit"), graph.texts("rel")) == (1, 200, [])
+    assert parse("neighbors", "a", "--depth", "2", "--rel", "supersedes").integer("depth") == 2
+    assert parse("resolve", "resources/x.html").positionals == ("resources/x.html",)
+    bumped = parse("reinforce", "a.html", "b.html", "c.html")
+    assert bumped.positionals == ("a.html", "b.html", "c.html") and bumped.text("signal") == "neutral"
+    assert parse("reinforce", "a.html", "--signal", "positive").text("signal") == "positive"
+
+
+def test_index_and_state_commands_resolve_greedily() -> None:
+    rebuild = parse("index", "rebuild", "--no-embed", "--force")
+    assert rebuild.command is command_named("index rebuild") and rebuild.positionals == ()
+    assert rebuild.flag("embed") is False and rebuild.flag("force") is True
+    assert rebuild.typer_args() == ["index", "rebuild", "--no-embed", "--force"]
+    assert parse("index", "rebuild").flag("embed") is True
+    assert parse("index", "update").flag("embed") is True
+    assert parse("--dense", "index", "status").command is command_named("index status")
+    assert parse("state", "export").command is command_named("state export")
+    assert parse("state", "import").command is command_named("state import")
+    assert parse("help", "index", "rebuild").help_target() is command_named("index rebuild")
+    assert parse("index", "status", "--help").help_target() is command_named("index status")
+
+
+def test_two_word_commands_take_no_arguments_observed() -> None:
+    assert refusal("index", "rebuild", "x") == (
+        "ERR_UNEXPECTED_ARGUMENT",
+        'unexpected argument: "x". index rebuild takes no arguments',
+        ["memhtml index rebuild", "memhtml manifest", "memhtml help index rebuild"],
+    )
+    assert refusal("state", "export", "x")[2] == [
+        "memhtml state export",
+        "memhtml manifest",
+        "memhtml help state export",
+    ]
+
+
+def test_embed_false_is_a_stray_boolean_observed() -> None:
+    assert refusal("index", "rebuild", "--embed", "false") == (
+        "ERR_INVALID_FLAG",
+        "--embed is a boolean flag and takes no separate value, so `--embed false` reads as --embed "
+        'with a stray "false" argument',
+        [
+            "memhtml index rebuild --embed=false",
+            "memhtml index rebuild --no-embed",
+            "memhtml help index rebuild",
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["search"], ("search requires: query", ["memhtml search <query>", "memhtml help search"])),
+        (["recall"], ("recall requires: query", ["memhtml recall <query>", "memhtml help recall"])),
+        (["neighbors"], ("neighbors requires: path", ["memhtml neighbors <path>", "memhtml help neighbors"])),
+        (["resolve"], ("resolve requires: path", ["memhtml resolve <path>", "memhtml help resolve"])),
+        (["reinforce"], ("reinforce requires: path", ["memhtml reinforce <path>", "memhtml help reinforce"])),
+        # Ours only: the original runs a blank query and ranks the corpus by recency.
+        (["search", " "], ("search requires: query", ["memhtml search <query>", "memhtml help search"])),
+    ],
+)
+def test_missing_query_or_path_observed(argv: list[str], expected: tuple[str, list[str]]) -> None:
+    assert refusal(*argv) == ("ERR_MISSING_ARGUMENT", *expected)
+
+
+def test_surplus_arguments_of_the_new_commands_observed() -> None:
+    assert refusal("search", "q", "r") == (
+        "ERR_UNEXPECTED_ARGUMENT",
+        'unexpected argument: "r". search takes 1: query',
+        ["memhtml search <query>", "memhtml manifest", "memhtml help search"],
+    )
+    assert refusal("resolve", "a", "b")[1] == 'unexpected argument: "b". resolve takes 1: path'
+    assert refusal("list", "x")[1] == 'unexpected argument: "x". list takes no arguments'
+
+
+def test_unknown_flag_on_search_observed() -> None:
+    assert refusal("search", "q", "--limt", "3") == (
+        "ERR_INVALID_FLAG",
+        "unknown flag: --limt",
+        ["limit", "memhtml help search"],
+    )
+
+
+# --- the family noun alone, and commands not built yet -------------------------------------------
+
+
+def test_a_family_noun_alone_names_the_members_we_have() -> None:
+    # Ours: the original answers `memhtml index` with the typo rule (["init"]) and only `help index`
+    # with the family; both name the family here, and only members that exist.
+    members = ["index rebuild", "index update", "index status"]
+    assert refusal("index") == ("ERR_UNKNOWN_COMMAND", "unknown command: index", members)
+    assert refusal("help", "index") == ("ERR_UNKNOWN_COMMAND", "unknown command: index", members)
+    assert refusal("index", "--help") == ("ERR_UNKNOWN_COMMAND", "unknown command: index", members)
+    assert refusal("state") == (
+        "ERR_UNKNOWN_COMMAND",
+        "unknown command: state",
+        ["state export", "state import"],
+    )
+
+
+def test_commands_not_built_yet_say_so_on_every_door() -> None:
+    not_yet = (
+        "ERR_UNKNOWN_COMMAND",
+        "unknown command: index embed is a command of memhtml 0.15.1 that this version does not have yet",
+        ["memhtml manifest"],
+    )
+    assert refusal("index", "embed", "--dry-run") == not_yet
+    assert refusal("help", "index", "embed") == not_yet
+    assert refusal("help", "apply")[1].endswith(
+        "apply is a command of memhtml 0.15.1 that this version does not have yet"
+    )
+    code, message, suggestions = refusal("sleep")
+    assert code == "ERR_UNKNOWN_COMMAND" and suggestions == ["memhtml manifest"]
+    assert message.startswith("unknown command: sleep: sleep run, sleep resume")
+
+
+def test_the_table_and_the_not_yet_built_list_are_the_originals_commands() -> None:
+    ours = [command.name for command in COMMANDS]
+    assert not set(ours) & set(NOT_YET_BUILT)
+    assert sorted(ours + list(NOT_YET_BUILT)) == sorted(ORIGINAL_COMMANDS)
+    # Table order is the original's order, which decides the order of flag-owner suggestions.
+    assert ours == [name for name in ORIGINAL_COMMANDS if name in ours]
+
+
+# --- a flag of another command: the owners, in the original's order -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "owners"),
+    [
+        ("write --limit 5", ["search", "neighbors", "list"]),
+        ("status --limit 5", ["search", "neighbors", "list"]),
+        ("state import --limit 3", ["search", "neighbors", "list"]),
+        ("index rebuild --limit 5", ["search", "neighbors", "list"]),
+        ("read x --depth 2", ["neighbors"]),
+        ("write --as-of 2026-01-01", ["search", "recall"]),
+        ("list --as-of x", ["search", "recall"]),
+        ("write --facet a=b", ["search", "recall", "list"]),
+        ("write --para areas", ["list"]),
+        ("write --signal positive", ["reinforce"]),
+        ("write --rel supersedes", ["neighbors"]),
+        ("write --embed", ["index rebuild", "index update"]),
+        ("index status --embed", ["index rebuild", "index update"]),
+        ("write --include-archived", ["search", "recall", "list"]),
+        ("read x --entity a:b", ["write", "search", "recall"]),
+        ("status --type semantic", ["write", "search", "recall"]),
+        ("status --workspace a", ["write", "search", "recall"]),
+        ("status --tag x", ["write", "search", "recall"]),
+        # The original also names commands not built yet: `hook`, `task list`, `integrations install`.
+        ("write --budget 5", ["recall"]),
+        ("write --cursor x", ["list"]),
+        ("write --force", ["index rebuild"]),
+        ("index update --force", ["index rebuild"]),
+    ],
+)
+def test_a_flag_of_another_command_names_its_owners_observed(line: str, owners: list[str]) -> None:
+    argv = line.split()
+    flag = next(word for word in argv if word.startswith("--"))
+    command = parse(*argv, "--help").help_target()
+    assert command is not None
+    assert refusal(*argv) == (
+        "ERR_INVALID_FLAG",
+        f"{flag} is not a flag of {command.name}",
+        [*(f"memhtml {owner} {flag}" for owner in owners), f"memhtml help {command.name}"],
+    )
+
+
+# --- our range checks: refused at exit 2, never clamped or defaulted -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "value", "words", "hint"),
+    [
+        (["search", "q"], "limit", "abc", "an integer from 1 to 200", "<1-200>"),
+        (["search", "q"], "limit", "0", "an integer from 1 to 200", "<1-200>"),
+        (["search", "q"], "limit", "201", "an integer from 1 to 200", "<1-200>"),
+        (["search", "q"], "limit", "-1", "an integer from 1 to 200", "<1-200>"),
+        (["search", "q"], "limit", "", "an integer from 1 to 200", "<1-200>"),
+        (["list"], "limit", "0", "an integer from 1 to 1000", "<1-1000>"),
+        (["list"], "limit", "abc", "an integer from 1 to 1000", "<1-1000>"),
+        (["list"], "limit", "1001", "an integer from 1 to 1000", "<1-1000>"),
+        (["neighbors", "a"], "limit", "0", "an integer from 1 to 200", "<1-200>"),
+        (["neighbors", "a"], "limit", "201", "an integer from 1 to 200", "<1-200>"),
+        (["neighbors", "a"], "depth", "3", "an integer from 1 to 2", "<1-2>"),
+        (["neighbors", "a"], "depth", "0", "an integer from 1 to 2", "<1-2>"),
+        (["neighbors", "a"], "depth", "1.5", "an integer from 1 to 2", "<1-2>"),
+        (["recall", "q"], "budget", "-5", "an integer from 0 to 1000000", "<0-1000000>"),
+        (["recall", "q"], "budget", "abc", "an integer from 0 to 1000000", "<0-1000000>"),
+        (["recall", "q"], "budget", "1000001", "an integer from 0 to 1000000", "<0-1000000>"),
+        (["recall", "q"], "budget", "16k", "an integer from 0 to 1000000", "<0-1000000>"),
+    ],
+)
+def test_int_flags_are_range_checked(argv: list[str], flag: str, value: str, words: str, hint: str) -> None:
+    command = argv[0]
+    assert refusal(*argv, f"--{flag}", value) == (
+        "ERR_INVALID_FLAG",
+        f'--{flag} must be {words}, not "{value}"',
+        [f"memhtml {command} --{flag} {hint}", f"memhtml help {command}"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "value"),
+    [
+        (["search", "q"], "limit", "1"),
+        (["search", "q"], "limit", "200"),
+        (["list"], "limit", "1000"),
+        (["neighbors", "a"], "depth", "2"),
+        (["neighbors", "a"], "limit", "200"),
+        (["recall", "q"], "budget", "0"),
+        (["recall", "q"], "budget", "1000000"),
+    ],
+)
+def test_int_flag_bounds_are_inclusive(argv: list[str], flag: str, value: str) -> None:
+    assert parse(*argv, f"--{flag}", value).integer(flag) == int(value)
+
+
+def test_every_value_of_a_repeated_int_flag_is_checked() -> None:
+    assert (
+        refusal("search", "q", "--limit", "abc", "--limit", "5")[1]
+        == '--limit must be an integer from 1 to 200, not "abc"'
+    )
+
+
+# --- --as-of: a date, an instant, or a commit sha --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-08-24",
+        "2026-08-24T13:00:00Z",
+        "2026-08-24T23:59:60Z",
+        "abcd",
+        "9fffa3b",
+        "ABC1234",
+        "2644cc8147a6f4012edb247a3259c2140428d71f",
+        "2026",  # all-digit hex is a sha, not a year
+    ],
+)
+@pytest.mark.parametrize("command", ["search", "recall"])
+def test_as_of_accepts_a_date_an_instant_or_a_commit_sha(command: str, value: str) -> None:
+    assert parse(command, "q", "--as-of", value).text("as-of") == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-08-24 13:00",
+        "2026-13-45",
+        "2026-02-30",
+        "2026-08-24T24:00:00Z",
+        "2026-08-24T13:00:00",
+        "2026-08-24T13:00:00.000Z",
+        "2026-08-24T13:00:00+02:00",
+        "abc",
+        "g1234",
+        "HEAD",
+        "a" * 41,
+        "",
+    ],
+)
+@pytest.mark.parametrize("command", ["search", "recall"])
+def test_as_of_refuses_everything_else_with_the_originals_message(command: str, value: str) -> None:
+    assert refusal(command, "q", "--as-of", value) == (
+        "ERR_INVALID_FLAG",
+        AS_OF_MESSAGE.format(value),
+        [
+            f"memhtml {command} --as-of 2026-08-24",
+            f"memhtml {command} --as-of 2026-08-24T13:00:00Z",
+            f"memhtml {command} --as-of <commit-sha>",
+            f"memhtml help {command}",
+        ],
+    )
+
+
+def test_as_of_is_checked_before_vocabularies_observed() -> None:
+    assert refusal("search", "q", "--type", "bogus", "--as-of", "x")[1] == AS_OF_MESSAGE.format("x")
+
+
+# --- closed vocabularies and value formats of the new flags ---------------------------------------
+
+
+@pytest.mark.parametrize("command", ["search", "recall"])
+def test_search_and_recall_cannot_select_arcs_observed(command: str) -> None:
+    assert refusal(command, "q", "--type", "arc") == (
+        "ERR_INVALID_FLAG",
+        f"--type must be one of: {RETRIEVAL_TYPES}",
+        [f"memhtml help {command}"],
+    )
+    assert refusal(command, "q", "--type", "semantic", "--type", "arc")[1].startswith("--type must be one of")
+
+
+def test_list_pages_arcs() -> None:
+    assert parse("list", "--type", "arc").text("type") == "arc"
+    assert refusal("list", "--type", "bogus")[1] == f"--type must be one of: {TYPES}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["reinforce", "a", "--signal", "bogus"], "--signal must be one of: positive, negative, neutral"),
+        (["list", "--para", "bogus"], "--para must be one of: projects, areas, resources, archive"),
+        (
+            ["neighbors", "a", "--rel", "bogus"],
+            "--rel must be one of: supersedes, contradicts, caused_by, leads_to, part_of, relates_to, "
+            "example_of, supports, laterally_related",
+        ),
+        (["neighbors", "a", "--rel", "blocks"], None),  # task rels are not walked
+    ],
+)
+def test_closed_vocabularies_of_the_new_flags_observed(argv: list[str], message: str | None) -> None:
+    code, said, suggestions = refusal(*argv)
+    assert code == "ERR_INVALID_FLAG" and suggestions == [f"memhtml help {argv[0]}"]
+    if message is not None:
+        assert said == message
+
+
+@pytest.mark.parametrize("value", ["x", "=x", " =x", "", "novalue"])
+@pytest.mark.parametrize("argv", [["search", "q"], ["recall", "q"], ["list"]])
+def test_facet_must_be_name_equals_value(argv: list[str], value: str) -> None:
+    command = argv[0]
+    assert refusal(*argv, "--facet", "tier=1", "--facet", value) == (
+        "ERR_INVALID_FLAG",
+        "--facet must be a `name=value` facet (a non-empty name, an `=`, then the value, which may "
+        f'itself contain `=`), not "{value}"',
+        [f"memhtml {command} --facet <name>=<value>", f"memhtml help {command}"],
+    )
+
+
+@pytest.mark.parametrize("value", ["doc-type=runbook", "expr=a=b", "tier="])
+def test_facet_values_may_contain_equals_or_be_empty(value: str) -> None:
+    assert parse("list", "--facet", value).texts("facet") == [value]
+
+
+@pytest.mark.parametrize("argv", [["search", "q"], ["recall", "q"], ["list"]])
+@pytest.mark.parametrize("value", ["nocolon", ":name", "type:", ""])
+def test_entity_scope_must_be_type_colon_name(argv: list[str], value: str) -> None:
+    code, message, suggestions = refusal(*argv, "--entity", value)
+    assert code == "ERR_INVALID_FLAG"
+    assert message.startswith("--entity must be a `type:name` entity reference")
+    assert suggestions == [f"memhtml {argv[0]} --entity <type>:<name>", f"memhtml help {argv[0]}"]
+    assert parse(*argv, "--entity", "service:checkout").text("entity") == "service:checkout"
+
+
+@pytest.mark.parametrize("value", ["", " ", "\t"])
+def test_a_blank_cursor_is_refused(value: str) -> None:
+    assert refusal("list", "--cursor", value) == (
+        "ERR_INVALID_FLAG",
+        f"--cursor must not be blank, not {json.dumps(value)}",
+        ["memhtml list --cursor <cursor>", "memhtml help list"],
+    )
 
 
 # --- MEMHTML_REFUSE_ENV_ROOT --------------------------------------------------------------------
@@ -435,9 +832,7 @@ def test_refuse_env_root_accepts_an_explicit_repo_and_spares_meta_commands() -> 
 
 
 def test_value_errors_come_before_the_repo_guard() -> None:
-    code, message, _ = refusal(
-        "write", "--type", "bogus", "--title", "t", "--claim", "c", refuse_env_root=True
-    )
+    code, message, _ = refusal("write", "--type", "bogus", "--title", "t", "--claim", "c", refuse_env_root=True)
     assert (code, message) == ("ERR_INVALID_FLAG", f"--type must be one of: {TYPES}")
 
 
@@ -461,7 +856,9 @@ TOKENS = st.sampled_from(
         "--title", "--type", "semantic", "bogus", "--claim", "c", "--article-html", "--strict-path",
         "true", "--no-strict-path", "--no-title", "--importance", "11", "5", "--confidence", "0.5",
         "--entity", "a:b", "--titel", "--limit", "--repo", "/tmp/r", "--dense", "--json", "-h", "--",
-        "--help=false", "--tag", "-5", "--title=",
+        "--help=false", "--tag", "-5", "--title=", "search", "recall", "list", "neighbors", "index",
+        "rebuild", "state", "export", "--as-of", "2026-08-24", "abcd", "--depth", "3", "--budget",
+        "--facet", "a=b", "--embed", "--no-embed", "false", "--cursor", "--signal", "reinforce",
     ]
 )  # fmt: skip
 

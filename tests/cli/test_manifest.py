@@ -31,6 +31,15 @@ ORIGINAL_ERROR_CODES = [
     "ERR_INTEGRATION_MODIFIED",
 ]  # fmt: skip
 ORIGINAL_MANIFEST = Path("/tmp/orig/manifest.json")
+# The commands this version has, in the original's relative order.
+BUILT_COMMANDS = [
+    "manifest", "help", "init", "write", "read", "search", "recall", "neighbors", "resolve",
+    "reinforce", "list", "index rebuild", "index update", "index status", "status", "state export",
+    "state import",
+]  # fmt: skip
+# Summaries reworded because our behaviour differs (relevance floor, read does not trip the
+# cooldown, DuckDB files instead of the original's index.db/state.db).
+REWORDED_SUMMARIES = {"search", "reinforce", "index rebuild", "state import"}
 FLAG_KEY_ORDER = ["name", "type", "description", "values", "default", "required", "repeatable"]
 OUR_FLAG_KEYS = ["minimum", "maximum", "format"]
 
@@ -61,7 +70,7 @@ def test_top_level_keys_in_the_original_order_plus_compat(manifest: dict[str, An
 
 def test_lists_exactly_the_commands_we_have(manifest: dict[str, Any]) -> None:
     assert [entry["name"] for entry in manifest["commands"]] == [command.name for command in COMMANDS]
-    assert [command.name for command in COMMANDS] == ["manifest", "help", "init", "write", "read", "status"]
+    assert [command.name for command in COMMANDS] == BUILT_COMMANDS
 
 
 def test_command_entries_have_the_original_keys(manifest: dict[str, Any]) -> None:
@@ -139,18 +148,24 @@ def test_matches_the_installed_originals_contract(manifest: dict[str, Any]) -> N
     theirs = {entry["name"]: entry for entry in original["commands"]}
     for entry in manifest["commands"]:
         other = theirs[entry["name"]]
-        assert entry["summary"] == other["summary"] and entry["responseTypes"] == other["responseTypes"]
+        if entry["name"] not in REWORDED_SUMMARIES:
+            assert entry["summary"] == other["summary"], entry["name"]
+        assert entry["responseTypes"] == other["responseTypes"]
+        assert [arg.get("repeatable") for arg in entry["args"]] == [arg.get("repeatable") for arg in other["args"]]
+        if other["examples"]:
+            assert entry["examples"] == other["examples"], entry["name"]
         assert [arg["name"] for arg in entry["args"]] == [arg["name"] for arg in other["args"]]
         ours_by_name = {flag["name"]: flag for flag in entry["flags"]}
         for flag in other["flags"]:
             if flag["name"] == "json":  # a global flag in ours
                 continue
-            mine = ours_by_name[flag["name"]]
+            mine = ours_by_name.pop(flag["name"])
             assert (mine["type"], mine.get("values"), mine.get("default")) == (
                 flag["type"],
                 flag.get("values"),
                 flag.get("default"),
             )
+        assert not ours_by_name, f"{entry['name']} has flags the original lacks: {list(ours_by_name)}"
 
 
 def test_help_data_extends_the_manifest_entry() -> None:
@@ -196,3 +211,76 @@ def test_help_markdown_overview_names_every_command_and_code() -> None:
         assert f"| `memhtml {command.name}` |" in page
     assert "`ERR_INTEGRATION_MODIFIED`" in page and "`MEMHTML_OUTPUT`" in page
     assert "### `first-call`" in page
+
+
+def test_new_flags_publish_their_ranges_and_formats(manifest: dict[str, Any]) -> None:
+    flags = {(entry["name"], flag["name"]): flag for entry in manifest["commands"] for flag in entry["flags"]}
+    ranges = {
+        ("search", "limit"): (1, 200, 10),
+        ("neighbors", "limit"): (1, 200, 200),
+        ("neighbors", "depth"): (1, 2, 1),
+        ("list", "limit"): (1, 1000, 50),
+        ("recall", "budget"): (0, 1_000_000, 16000),
+    }
+    for key, (low, high, default) in ranges.items():
+        assert (flags[key]["minimum"], flags[key]["maximum"], flags[key]["default"]) == (low, high, default)
+    formats = {
+        ("search", "as-of"): "instant-or-commit",
+        ("recall", "as-of"): "instant-or-commit",
+        ("search", "facet"): "facet",
+        ("recall", "facet"): "facet",
+        ("list", "facet"): "facet",
+        ("search", "entity"): "entity",
+        ("recall", "entity"): "entity",
+        ("list", "entity"): "entity",
+        ("list", "cursor"): "nonblank",
+    }
+    for key, value_format in formats.items():
+        assert flags[key]["format"] == value_format, key
+    assert "commit sha" in flags[("search", "as-of")]["description"]
+    assert "arc" not in flags[("search", "type")]["values"] and "arc" in flags[("list", "type")]["values"]
+    assert flags[("reinforce", "signal")]["values"] == ["positive", "negative", "neutral"]
+    assert flags[("reinforce", "signal")]["default"] == "neutral"
+    assert flags[("index rebuild", "embed")]["default"] is True
+    assert "change nothing" in flags[("index rebuild", "embed")]["description"]
+    assert flags[("index rebuild", "force")]["default"] is False
+    assert ("index embed", "dry-run") not in flags
+
+
+def test_every_command_has_an_example_that_names_it() -> None:
+    for command in COMMANDS:
+        assert command.examples, command.name
+        assert any(example.startswith(f"memhtml {command.name}") for example in command.examples) or (
+            command.name == "help"
+        ), command.name
+
+
+@pytest.mark.parametrize(
+    ("name", "usage", "see_also"),
+    [
+        ("search", "memhtml search <query> [flags]", []),
+        ("recall", "memhtml recall <query> [flags]", []),
+        ("neighbors", "memhtml neighbors <path> [flags]", []),
+        ("reinforce", "memhtml reinforce <path>... [flags]", []),
+        ("list", "memhtml list [flags]", []),
+        ("index rebuild", "memhtml index rebuild [flags]", ["index update", "index status"]),
+        ("index status", "memhtml index status [flags]", ["index rebuild", "index update"]),
+        ("state export", "memhtml state export [flags]", ["state import"]),
+    ],
+)
+def test_usage_and_see_also_of_the_new_commands(name: str, usage: str, see_also: list[str]) -> None:
+    command = command_named(name)
+    assert command is not None
+    assert usage_line(command) == usage
+    assert help_data(command)["seeAlso"] == see_also
+
+
+def test_help_markdown_shows_ranges_and_defaults_of_the_new_flags() -> None:
+    neighbors = command_named("neighbors")
+    rebuild = command_named("index rebuild")
+    assert neighbors is not None and rebuild is not None
+    page = help_markdown(neighbors)
+    assert "- `--depth` (int)" in page and "_(1 to 2; default `1`)_" in page
+    assert "memhtml neighbors <path> [flags]" in page
+    assert "- `--embed` (boolean)" in help_markdown(rebuild) and "default `true`" in help_markdown(rebuild)
+    assert "| `memhtml index rebuild` | — | `--embed` `--force` |" in help_markdown(None)
