@@ -13,6 +13,10 @@ import typer
 from memhtml.cli.door import Door
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False)
+index_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+state_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.add_typer(index_app, name="index")
+app.add_typer(state_app, name="state")
 
 
 def _door(context: typer.Context) -> Door:
@@ -88,7 +92,7 @@ def read_command(
 
     door = _door(context)
     assert door.root is not None
-    door.answer("memory.detail", read(door.root, path))
+    door.answer("memory.detail", read(door.root, path, session_id, prompt_id, turn_uuid))
 
 
 @app.command("status")
@@ -99,3 +103,204 @@ def status_command(context: typer.Context) -> None:
     door = _door(context)
     assert door.root is not None
     door.answer("status.health", status(door.root))
+
+
+def _facets(values: list[str] | None) -> list[tuple[str, str]]:
+    """`name=value` pairs (the grammar already refused any other shape); whitespace collapsed."""
+    pairs = []
+    for value in values or []:
+        name, _, text = value.partition("=")
+        pairs.append((name.strip(), " ".join(text.split())))
+    return pairs
+
+
+@app.command("search")
+def search_command(
+    context: typer.Context,
+    query: Annotated[str, typer.Argument()],
+    memory_type: Annotated[list[str] | None, typer.Option("--type")] = None,
+    workspace: Annotated[str | None, typer.Option("--workspace")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
+    entity: Annotated[str | None, typer.Option("--entity")] = None,
+    facet: Annotated[list[str] | None, typer.Option("--facet")] = None,
+    include_archived: Annotated[bool, typer.Option("--include-archived/--no-include-archived")] = False,
+    as_of: Annotated[str | None, typer.Option("--as-of")] = None,
+    limit: Annotated[int, typer.Option("--limit")] = 10,
+) -> None:
+    """Relevant memories for a query, best first."""
+    from memhtml.operations.retrieval import RetrievalRequest, search
+
+    door = _door(context)
+    assert door.root is not None
+    request = RetrievalRequest(
+        query=query,
+        memory_types=memory_type or [],
+        workspace=workspace,
+        tags=tag or [],
+        entity=entity,
+        facets=_facets(facet),
+        include_archived=include_archived,
+        as_of=as_of,
+        limit=limit,
+    )
+    door.answer("memory.hits", search(door.root, request))
+
+
+@app.command("recall")
+def recall_command(
+    context: typer.Context,
+    query: Annotated[str, typer.Argument()],
+    memory_type: Annotated[list[str] | None, typer.Option("--type")] = None,
+    workspace: Annotated[str | None, typer.Option("--workspace")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
+    entity: Annotated[str | None, typer.Option("--entity")] = None,
+    facet: Annotated[list[str] | None, typer.Option("--facet")] = None,
+    include_archived: Annotated[bool, typer.Option("--include-archived/--no-include-archived")] = False,
+    as_of: Annotated[str | None, typer.Option("--as-of")] = None,
+    budget: Annotated[int, typer.Option("--budget")] = 16000,
+) -> None:
+    """The best memories quoted under a character budget, the rest as index lines."""
+    from memhtml.operations.retrieval import RetrievalRequest, recall
+
+    door = _door(context)
+    assert door.root is not None
+    request = RetrievalRequest(
+        query=query,
+        memory_types=memory_type or [],
+        workspace=workspace,
+        tags=tag or [],
+        entity=entity,
+        facets=_facets(facet),
+        include_archived=include_archived,
+        as_of=as_of,
+        budget=budget,
+    )
+    door.answer("recall.pack", recall(door.root, request))
+
+
+@app.command("neighbors")
+def neighbors_command(
+    context: typer.Context,
+    path: Annotated[str, typer.Argument()],
+    depth: Annotated[int, typer.Option("--depth")] = 1,
+    limit: Annotated[int, typer.Option("--limit")] = 200,
+    rel: Annotated[list[str] | None, typer.Option("--rel")] = None,
+) -> None:
+    """Memories linked to one memory, up to two hops, edges followed both ways."""
+    from memhtml.operations.browse import neighbors
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("memory.neighbors", neighbors(door.root, path, depth, limit, rel or []))
+
+
+@app.command("resolve")
+def resolve_command(context: typer.Context, path: Annotated[str, typer.Argument()]) -> None:
+    """Follow archive moves and supersedes links forward to the live memory."""
+    from memhtml.operations.browse import resolve
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("memory.resolved", resolve(door.root, path))
+
+
+@app.command("reinforce")
+def reinforce_command(
+    context: typer.Context,
+    path: Annotated[list[str], typer.Argument()],
+    signal: Annotated[str, typer.Option("--signal")] = "neutral",
+) -> None:
+    """Count a use of memories, with an outcome signal; at most once per 900 s per memory."""
+    from memhtml.operations.browse import reinforce
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("memory.reinforced", reinforce(door.root, path, signal))
+
+
+@app.command("list")
+def list_command(
+    context: typer.Context,
+    memory_type: Annotated[str | None, typer.Option("--type")] = None,
+    workspace: Annotated[str | None, typer.Option("--workspace")] = None,
+    tag: Annotated[str | None, typer.Option("--tag")] = None,
+    entity: Annotated[str | None, typer.Option("--entity")] = None,
+    facet: Annotated[list[str] | None, typer.Option("--facet")] = None,
+    para: Annotated[str | None, typer.Option("--para")] = None,
+    limit: Annotated[int, typer.Option("--limit")] = 50,
+    cursor: Annotated[str | None, typer.Option("--cursor")] = None,
+    include_archived: Annotated[bool, typer.Option("--include-archived/--no-include-archived")] = False,
+) -> None:
+    """Memories in path order, filtered, paged with --cursor."""
+    from memhtml.operations.browse import ListRequest, list_memories
+
+    door = _door(context)
+    assert door.root is not None
+    request = ListRequest(
+        memory_types=[memory_type] if memory_type else [],
+        workspace=workspace,
+        tags=[tag] if tag else [],
+        entity=entity,
+        facets=_facets(facet),
+        para=para,
+        limit=limit,
+        cursor=cursor,
+        include_archived=include_archived,
+    )
+    door.answer("memory.list", list_memories(door.root, request))
+
+
+@index_app.command("rebuild")
+def index_rebuild_command(
+    context: typer.Context,
+    embed: Annotated[bool, typer.Option("--embed/--no-embed")] = True,
+    force: Annotated[bool, typer.Option("--force/--no-force")] = False,
+) -> None:
+    """Rebuild the index from HEAD and the working tree."""
+    from memhtml.operations.indexing import rebuild_index
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("index.report", rebuild_index(door.root))
+
+
+@index_app.command("update")
+def index_update_command(
+    context: typer.Context, embed: Annotated[bool, typer.Option("--embed/--no-embed")] = True
+) -> None:
+    """Index what changed since the watermark, plus the dirty working tree."""
+    from memhtml.operations.indexing import update_index
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("index.report", update_index(door.root))
+
+
+@index_app.command("status")
+def index_status_command(context: typer.Context) -> None:
+    """Watermark, freshness and row counts."""
+    from memhtml.operations.indexing import index_status
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("index.report", index_status(door.root))
+
+
+@state_app.command("export")
+def state_export_command(context: typer.Context) -> None:
+    """Write the access counters to the committed sidecar and commit it."""
+    from memhtml.operations.statefile import export_state
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("state.export", export_state(door.root))
+
+
+@state_app.command("import")
+def state_import_command(context: typer.Context) -> None:
+    """Replay the committed sidecar into the state database; counters merge by max."""
+    from memhtml.operations.statefile import import_state
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("state.import", import_state(door.root))

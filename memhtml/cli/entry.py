@@ -25,9 +25,7 @@ def run(argv: list[str]) -> int:
     config = load_config()
     stdout_is_tty = sys.stdout.isatty()
     try:
-        invocation = parse_command_line(
-            argv, refuse_env_root=config.refuse_env_root, stdout_is_tty=stdout_is_tty
-        )
+        invocation = parse_command_line(argv, refuse_env_root=config.refuse_env_root, stdout_is_tty=stdout_is_tty)
     except UsageError as error:
         door = Door(
             command=_command_words(argv),
@@ -50,9 +48,7 @@ def _describe(door: Door, invocation: Invocation) -> int:
 
     target = invocation.help_target()
     # The manifest is a machine contract: JSON even on a terminal, as in the original.
-    describing_help = invocation.help or (
-        invocation.command is not None and invocation.command.name == "help"
-    )
+    describing_help = invocation.help or (invocation.command is not None and invocation.command.name == "help")
     if door.json_mode or not describing_help:
         door.json_mode = True
         if target is None:

@@ -217,8 +217,7 @@ def _meta_value_violations(metas: list[tuple[str, str]]) -> list[str]:
     else:
         if known_type != "task":
             found.append(
-                f'<meta name="memhtml-task-status"> on a {known_type or "typeless"} memory: '
-                "only a task carries one"
+                f'<meta name="memhtml-task-status"> on a {known_type or "typeless"} memory: only a task carries one'
             )
         if task_status not in TASK_STATUSES:
             found.append(

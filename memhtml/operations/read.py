@@ -8,6 +8,7 @@ from memhtml.contracts.errors import InvalidMemory, PathNotFound, UsageError
 from memhtml.contracts.paths import is_archived_path, normalize_path, path_problem
 from memhtml.html.document import ParsedMemory, parse_memory
 from memhtml.html.validate import check_memory
+from memhtml.operations.indexing import record_access
 from memhtml.store.repository import open_store
 
 # Only commands that exist are suggested; `resolve` and `search` join once they are built.
@@ -17,9 +18,7 @@ _NOT_FOUND_SUGGESTIONS = ["memhtml status"]
 def confine_memory_path(raw: str, command: str) -> str:
     """The normalized corpus path named by `raw`, refused (exit 2) when it cannot name a memory."""
     if "\0" in raw:
-        raise UsageError(
-            "ERR_INVALID_FLAG", f"{command}: the path contains a NUL byte", [f"memhtml help {command}"]
-        )
+        raise UsageError("ERR_INVALID_FLAG", f"{command}: the path contains a NUL byte", [f"memhtml help {command}"])
     normalized = normalize_path(raw)
     problem = path_problem(normalized)
     if problem is not None:
@@ -31,8 +30,14 @@ def confine_memory_path(raw: str, command: str) -> str:
     return normalized
 
 
-def read(root: Path, raw_path: str) -> dict[str, object]:
-    """The `memory.detail` data of the memory at `raw_path`."""
+def read(
+    root: Path,
+    raw_path: str,
+    session_id: str | None = None,
+    prompt_id: str | None = None,
+    turn_uuid: str | None = None,
+) -> dict[str, object]:
+    """The `memory.detail` data of the memory at `raw_path`; the read is counted as an access."""
     path = confine_memory_path(raw_path, "read")
     store = open_store(root)
     target = store.root / path
@@ -51,7 +56,11 @@ def read(root: Path, raw_path: str) -> dict[str, object]:
     check = check_memory(text)
     if check.violations:
         raise InvalidMemory("invalid memory: " + "; ".join(check.violations), ["memhtml manifest"])
-    return memory_detail(path, parse_memory(text), check.warnings)
+    detail = memory_detail(path, parse_memory(text), check.warnings)
+    warning = record_access(store, path, session_id, prompt_id, turn_uuid)
+    if warning is not None:
+        detail["index"] = warning
+    return detail
 
 
 def memory_detail(path: str, memory: ParsedMemory, warnings: list[str]) -> dict[str, object]:

@@ -1,62 +1,50 @@
-"""The `status` use case: HEAD, dirty state and corpus counts, read from git and the working tree.
-
-Until the index exists, counts come from scanning HEAD's memory files; the index fields say plainly
-that there is no index yet.
-"""
+"""The `status` use case: HEAD, dirty state, counts from the index (caught up first) and its freshness."""
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from pathlib import Path
-from typing import Final
+from typing import Any
 
-from memhtml.contracts.paths import is_archived_path
+from memhtml.operations.indexing import fresh_index
 from memhtml.store.commit import head_sha
 from memhtml.store.repository import open_store
-from memhtml.store.scan import dirty_paths, tracked_memory_paths
-
-_TYPE_META: Final = re.compile(r'<meta name="memhtml-type" content="([^"]*)">')
-_LINK: Final = re.compile(r'<link rel="memhtml-[^"]*" href="[^"]*">')
+from memhtml.store.scan import dirty_paths
 
 
-def status(root: Path) -> dict[str, object]:
+def status(root: Path) -> dict[str, Any]:
     store = open_store(root)
-    counts: Counter[str] = Counter()
-    archived = 0
-    edges = 0
-    for path in tracked_memory_paths(store):
-        if is_archived_path(path):
-            archived += 1
-            continue
-        try:
-            text = (store.root / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        head = text.split("</head>", 1)[0]
-        match = _TYPE_META.search(head)
-        if match:
-            counts[match.group(1)] += 1
-        edges += len(_LINK.findall(head))
+    head = head_sha(store.root)
+    with fresh_index(store) as database:
+        counts = dict(
+            database.rows(
+                "SELECT memory_type, count(*) FROM files WHERE NOT archived GROUP BY memory_type ORDER BY memory_type"
+            )
+        )
+        archived, edges, indexed_head, accessed = database.rows(
+            """
+            SELECT (SELECT count(*) FROM files WHERE archived), (SELECT count(*) FROM edges),
+                   (SELECT head_sha FROM index_state), (SELECT count(*) FROM state.access)
+            """
+        )[0]
     dirty = dirty_paths(store)
     return {
         "root": str(store.root),
-        "headSha": head_sha(store.root),
+        "headSha": head,
         "dirty": bool(dirty),
         "dirtyPaths": dirty,
-        "countsByType": dict(sorted(counts.items())),
+        "countsByType": counts,
         "archivedCount": archived,
         "edges": edges,
         "derivedEdges": 0,
         "chunks": 0,
         "embeddings": 0,
         "traces": 0,
-        "indexFresh": False,
-        "indexHeadSha": None,
+        "indexFresh": indexed_head == head,
+        "indexHeadSha": indexed_head,
         "embedModel": None,
         "embedderUp": False,
         "vectorCoverage": 0,
         "vectorCoverageFloor": 0.95,
-        "hasState": False,
+        "hasState": accessed > 0,
         "lastSleep": None,
     }

@@ -17,9 +17,9 @@ from memhtml.domain.placement import placement_directory
 from memhtml.html.prose import prose_article
 from memhtml.html.template import MemoryHead, finish_article, render_memory_file
 from memhtml.html.validate import check_memory
+from memhtml.operations.indexing import SessionLink, writable_index
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
-from memhtml.store.scan import find_active_by_hash
 from memhtml.store.writer import PlacedMemory, write_memory
 
 
@@ -55,6 +55,7 @@ class WriteReport:
     commit_sha: str | None
     existing_path: str | None
     index_synced: bool
+    index_warning: dict[str, object] | None = None
 
     def as_data(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -67,7 +68,9 @@ class WriteReport:
             "stored": self.stored,
             "outcome": self.outcome,
         }
-        if not self.index_synced:
+        if self.index_warning is not None:
+            data["index"] = self.index_warning
+        elif not self.index_synced:
             # The commit landed; only the user's staging area lags (another git process held its lock).
             data["index"] = {
                 "ok": False,
@@ -81,9 +84,7 @@ def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
     """Render and check the memory file, and derive the placement rules; no I/O."""
     instant = format_instant(now)
     markup = (
-        request.article_html
-        if request.article_html is not None
-        else prose_article(request.claim or "", request.bodies)
+        request.article_html if request.article_html is not None else prose_article(request.claim or "", request.bodies)
     )
     article, digest = finish_article(markup)
     head = MemoryHead(
@@ -127,8 +128,15 @@ def write(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> 
         commit_subject("write", request.title),
         [("Memhtml-Session", request.session_id), ("Memhtml-Prompt", request.prompt_id)],
     )
-    stored = write_memory(store, placed, find_active_by_hash, message)
-    written = stored.outcome == "written"
+    with writable_index(store) as index:
+        stored = write_memory(store, placed, index.lookup, message)
+        written = stored.outcome == "written"
+        link = (
+            SessionLink(stored.path, "wrote", request.session_id, request.prompt_id, request.turn_uuid)
+            if request.session_id
+            else None
+        )
+        index_warning = index.follow_commit(link) if written else None
     return WriteReport(
         stored=written,
         outcome=stored.outcome,
@@ -137,6 +145,7 @@ def write(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> 
         commit_sha=stored.commit_sha,
         existing_path=None if written else stored.path,
         index_synced=stored.index_synced,
+        index_warning=index_warning,
     )
 
 
@@ -152,8 +161,7 @@ def _explicit_path(request: WriteRequest) -> str | None:
         return normalized
     if request.strict_path:
         raise InvalidMemory(
-            f"invalid memory: path `{request.path}` is not a usable memory path: {problem}. "
-            "Nothing was written",
+            f"invalid memory: path `{request.path}` is not a usable memory path: {problem}. Nothing was written",
             ["memhtml write --title <title> --claim <sentence> --type <type> (no --path: placement decides)"],
         )
     return None

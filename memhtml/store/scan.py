@@ -1,8 +1,5 @@
-"""Reading the corpus straight from the working tree: memory listings, dirty paths and the interim
-dedupe lookup (`git grep` for the stated hash, confirmed by recomputing it).
-
-The DuckDB index replaces the dedupe lookup; it keeps the `ActiveHashLookup` signature.
-"""
+"""Reading the working tree without the index: dirty paths, and the fallback dedupe lookup a write uses
+when the index cannot be opened (`git grep` for the stated hash, confirmed by recomputing it)."""
 
 from __future__ import annotations
 
@@ -36,23 +33,8 @@ def find_active_by_hash(store: Store, content_hash: str) -> str | None:
 
 
 def dirty_paths(store: Store) -> list[str]:
-    """Paths whose working-tree state differs from HEAD (staged, modified or untracked), sorted."""
-    output = run_git(
-        store.root, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
-    ).stdout
+    """Paths whose working-tree state differs from HEAD (staged, modified or untracked), sorted; an
+    untracked directory is one `dir/` entry, as `git status` shows it."""
+    output = run_git(store.root, ["status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames"]).stdout
     paths = {record[3:].decode("utf-8", "surrogateescape") for record in output.split(b"\0") if record}
     return sorted(paths)
-
-
-def tracked_memory_paths(store: Store) -> list[str]:
-    """Every memory path in HEAD, in path order."""
-    output = run_git(
-        store.root,
-        ["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", "projects", "areas", "resources", "archive"],
-        ok_statuses=(0, 128),
-    ).stdout
-    return sorted(
-        name
-        for name in (raw.decode("utf-8", "surrogateescape") for raw in output.split(b"\0"))
-        if is_memory_path(name)
-    )

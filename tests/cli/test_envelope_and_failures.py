@@ -132,7 +132,25 @@ def test_a_landed_commit_is_reported_as_success_even_if_the_index_refresh_fails(
 def test_manifest_lists_exactly_the_commands_that_exist() -> None:
     answer = run_cli("manifest")
     names = [command["name"] for command in answer.data["commands"]]
-    assert names == ["manifest", "help", "init", "write", "read", "status"]
+    assert names == [
+        "manifest",
+        "help",
+        "init",
+        "write",
+        "read",
+        "search",
+        "recall",
+        "neighbors",
+        "resolve",
+        "reinforce",
+        "list",
+        "index rebuild",
+        "index update",
+        "index status",
+        "status",
+        "state export",
+        "state import",
+    ]
     bare = run_cli()
     assert bare.data == answer.data
     described = run_cli("write", "--help", "--type", "bogus")

@@ -199,9 +199,7 @@ def test_other_typed_metas() -> None:
     ("raw", "expected"), [(" yes ", False), ("True", True), ("1", True), ("on", False), ("", False)]
 )
 def test_needs_revision_reading(raw: str, expected: bool) -> None:
-    memory = parse_memory(
-        memory_file("<p><mark>C</mark></p>", f'<meta name="memhtml-needs-revision" content="{raw}">')
-    )
+    memory = parse_memory(memory_file("<p><mark>C</mark></p>", f'<meta name="memhtml-needs-revision" content="{raw}">'))
     assert memory.needs_revision is expected
 
 

@@ -135,13 +135,11 @@ def test_whitespace_rules() -> None:
 
 def test_whole_file_uses_the_first_article_and_ignores_the_head() -> None:
     file_text = _wrap_in_file("<p><mark>x</mark></p>")
-    edited = file_text.replace(
-        "<title>T</title>", '<title>Other</title>\n<meta name="memhtml-tag" content="t">'
-    )
+    edited = file_text.replace("<title>T</title>", '<title>Other</title>\n<meta name="memhtml-tag" content="t">')
     assert content_hash(edited) == content_hash(file_text) == content_hash("<p><mark>x</mark></p>")
-    assert canonical_text("<!doctype html><html><body><p>no article here</p></body></html>") == (
-        "no article here"
-    ), "no `<article` token means bare markup"
+    assert canonical_text("<!doctype html><html><body><p>no article here</p></body></html>") == ("no article here"), (
+        "no `<article` token means bare markup"
+    )
     assert canonical_text("<html><body><!-- <article> --><p>x</p></body></html>") == ""
 
 

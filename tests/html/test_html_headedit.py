@@ -69,20 +69,15 @@ def test_set_meta_without_any_memhtml_meta_goes_before_head_end() -> None:
 
 def test_add_meta_appends_after_the_last_same_name_and_is_idempotent() -> None:
     edited = add_meta(FILE_A, "memhtml-tag", "infra")
-    assert (
-        '<meta name="memhtml-tag" content="oncall">\n<meta name="memhtml-tag" content="infra">\n<link'
-        in edited
-    )
+    assert '<meta name="memhtml-tag" content="oncall">\n<meta name="memhtml-tag" content="infra">\n<link' in edited
     assert add_meta(edited, "memhtml-tag", "infra") is edited
     first_alias = add_meta(FILE_A, "memhtml-alias", "Sanj")
     assert (
-        '<meta name="memhtml-tag" content="oncall">\n<meta name="memhtml-alias" content="Sanj">\n<link'
-        in first_alias
+        '<meta name="memhtml-tag" content="oncall">\n<meta name="memhtml-alias" content="Sanj">\n<link' in first_alias
     )
     first_entity = add_meta(FILE_C, "memhtml-entity", "service:deploy")
-    assert (
-        '<meta name="memhtml-due" content="2026-12-01">\n<meta name="memhtml-entity" content="service:deploy">'
-        in (first_entity)
+    assert '<meta name="memhtml-due" content="2026-12-01">\n<meta name="memhtml-entity" content="service:deploy">' in (
+        first_entity
     )
     with pytest.raises(ValueError, match="not repeatable"):
         add_meta(FILE_A, "memhtml-type", "semantic")
@@ -99,8 +94,7 @@ def test_add_link_placement_and_idempotence() -> None:
     assert '<meta name="memhtml-tag" content="oncall">\n</head>' in no_links
     after_meta = add_link(no_links, "memhtml-blocks", "/t.html")
     assert (
-        '<meta name="memhtml-tag" content="oncall">\n<link rel="memhtml-blocks" href="/t.html">\n</head>'
-        in after_meta
+        '<meta name="memhtml-tag" content="oncall">\n<link rel="memhtml-blocks" href="/t.html">\n</head>' in after_meta
     )
     bare = "<html><head>\n<title>t</title>\n</head><body></body></html>"
     assert add_link(bare, "memhtml-supports", "/x.html") == bare.replace(
@@ -159,10 +153,7 @@ def test_crlf_and_indented_heads_keep_their_style() -> None:
     assert '<meta name="memhtml-archived" content="2026-12-02">\r\n<meta name="memhtml-task-status"' in edited
     indented = FILE_C.replace("\n<meta", "\n  <meta").replace("\n<link", "\n  <link")
     edited = add_link(set_meta(indented, "memhtml-archived", "2026-12-02"), "memhtml-blocks", "/z.html")
-    assert (
-        '\n  <meta name="memhtml-archived" content="2026-12-02">\n  <meta name="memhtml-task-status"'
-        in edited
-    )
+    assert '\n  <meta name="memhtml-archived" content="2026-12-02">\n  <meta name="memhtml-task-status"' in edited
     assert '\n  <link rel="memhtml-blocks" href="/z.html">\n</head>' in edited
 
 

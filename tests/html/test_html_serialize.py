@@ -103,9 +103,7 @@ def test_fragment_is_parsed_in_article_context() -> None:
 
 def test_cr_from_a_character_reference_becomes_lf_like_the_reference() -> None:
     # The reference serializes twice, so `&#13;` ends up as LF on disk; we match and stay a fixed point.
-    assert canonical_article("<pre>&#13;&#10;x</pre>") == canonical_article(
-        canonical_article("<pre>&#13;&#10;x</pre>")
-    )
+    assert canonical_article("<pre>&#13;&#10;x</pre>") == canonical_article(canonical_article("<pre>&#13;&#10;x</pre>"))
     assert "\r" not in canonical_article("<p>a&#13;b</p>")
 
 
@@ -115,9 +113,7 @@ def test_deep_nesting_does_not_hit_the_recursion_limit() -> None:
 
 
 def test_document_parse_keeps_head_and_body() -> None:
-    html = parse_document(
-        '<!doctype html><html lang="en"><head><title>t</title></head><body><article>a</article>'
-    )
+    html = parse_document('<!doctype html><html lang="en"><head><title>t</title></head><body><article>a</article>')
     assert serialize_nodes([html]) == (
         '<html lang="en"><head><title>t</title></head><body><article>a</article></body></html>'
     )

@@ -164,10 +164,7 @@ def test_head_values_are_escaped_and_the_title_trimmed() -> None:
     assert '<title>Ti&lt;t&gt;le &amp; "q" &nbsp; x\nnl\r\nz</title>' in text
     assert '<meta name="memhtml-session" content="s&#13;&#10;1">' in text
     assert '<meta name="memhtml-entity" content="person:a&quot;b">' in text
-    assert (
-        '<meta name="memhtml-tag" content="t&quot;a&amp;g">\n<meta name="memhtml-tag" content="nl&#10;x">'
-        in text
-    )
+    assert '<meta name="memhtml-tag" content="t&quot;a&amp;g">\n<meta name="memhtml-tag" content="nl&#10;x">' in text
     assert '<meta name="memhtml-tag" content="&nbsp;nb">' in text
 
 

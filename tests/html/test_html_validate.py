@@ -249,9 +249,7 @@ def test_head_rules() -> None:
         '<meta name="memhtml-status"> appears 2 times but is not repeatable',
         'a task requires <meta name="memhtml-task-status">',
     ]
-    blank_title = (
-        "<html><head><title> </title></head><body><article><p><mark>x</mark></p></article></body></html>"
-    )
+    blank_title = "<html><head><title> </title></head><body><article><p><mark>x</mark></p></article></body></html>"
     assert check_memory(blank_title).violations[:2] == [
         "empty <title>",
         'missing required <meta name="memhtml-type">',

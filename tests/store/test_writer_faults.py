@@ -35,9 +35,7 @@ def test_interrupt_after_the_branch_moved_keeps_the_committed_file(
     with pytest.raises(KeyboardInterrupt):
         writer.write_memory(store, place_memory(REQUEST, NOW), find_active_by_hash, commit_message("x"))
     assert (store.root / "areas/inbox/interrupted.html").exists()
-    assert git(store.root, "show", "--name-only", "--format=", "HEAD").split() == [
-        "areas/inbox/interrupted.html"
-    ]
+    assert git(store.root, "show", "--name-only", "--format=", "HEAD").split() == ["areas/inbox/interrupted.html"]
 
 
 def test_interrupt_before_the_branch_moved_removes_the_file_and_its_directories(

@@ -1,0 +1,55 @@
+"""What the index needs to read from git: a small read-only port and the values it returns.
+
+The index never imports the store; `operations` hands it an object with these methods, backed by git
+plumbing in `memhtml.store.gitread`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class TreeChange:
+    """One entry of `git diff --name-status -M`: A, M, D or R (a copy arrives as A)."""
+
+    status: str
+    path: str
+    blob_sha: str | None = None  # the new blob (None for D)
+    old_path: str | None = None
+
+
+@dataclass(frozen=True)
+class DirtyEntry:
+    """A memory path whose working-tree state differs from HEAD."""
+
+    path: str
+    deleted: bool
+
+
+class CorpusReader(Protocol):
+    def head(self) -> str | None:
+        """The commit HEAD points at, or None on an unborn branch."""
+
+    def tree(self, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
+        """Memory path → blob sha in `commit`, for every memory file or only `paths` (one ls-tree)."""
+
+    def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        """Blob contents by sha (one streamed cat-file --batch)."""
+
+    def changes(self, old: str, new: str) -> list[TreeChange]:
+        """Memory-path changes between two commits, rename-aware."""
+
+    def dirty(self) -> list[DirtyEntry]:
+        """Memory paths that differ between the working tree and HEAD (untracked included)."""
+
+    def worktree_blobs(self, paths: Sequence[str]) -> dict[str, tuple[str, bytes]]:
+        """(blob sha, bytes) of working-tree files that exist, keyed by path."""
+
+    def resolve_commit(self, reference: str) -> tuple[str, str] | None:
+        """(full sha, committer instant) of a commit reference, or None if it names no commit."""
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Whether `ancestor` is reachable from `descendant`."""

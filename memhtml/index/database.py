@@ -1,0 +1,224 @@
+"""The DuckDB connection of a store: opening both planes, migrations, lock retries and bulk inserts.
+
+This is the only module that imports duckdb. A connection is opened per command and closed promptly,
+because DuckDB lets one process hold a database file read-write at a time; lock conflicts are
+retried with bounded jittered backoff so a command never fails because another one is running.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+import duckdb
+
+from memhtml.contracts.errors import StorageFailure
+
+INDEX_FILENAME: Final[str] = "index.duckdb"
+STATE_FILENAME: Final[str] = "state.duckdb"
+LOCK_RETRY_SECONDS: Final[float] = 20.0
+# Below this many rows a list-unnest insert is cheapest; above it a registered NumPy batch is
+# ≈25× faster (700k postings: 1.46 s as lists, 0.06 s as arrays).
+NUMPY_BATCH_THRESHOLD: Final[int] = 5000
+_MIGRATION_NAME: Final = re.compile(r"^\d{4}_[a-z0-9_]+\.sql$")
+
+
+def migrations_root() -> Path:
+    """The shipped migrations: inside the wheel (`memhtml/_migrations`), else the source checkout."""
+    package = Path(__file__).resolve().parent.parent
+    shipped = package / "_migrations"
+    return shipped if shipped.is_dir() else package.parent / "migrations"
+
+
+class Database:
+    """One open connection: the index plane as `main`, the state plane attached as `state`."""
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection, read_only: bool) -> None:
+        self._connection = connection
+        self.read_only = read_only
+        # DuckDB names the main catalog after the file; statements switch back to it after `USE state`.
+        self.main_catalog: str = connection.execute("SELECT current_database()").fetchall()[0][0]
+
+    def rows(self, sql: str, parameters: Mapping[str, Any] | Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+        """Run a statement and fetch every row (never leaves an unfinished result behind)."""
+        try:
+            return self._connection.execute(sql, parameters).fetchall()
+        except duckdb.Error as error:
+            raise StorageFailure(f"index query failed ({type(error).__name__})", ["memhtml index rebuild"]) from error
+
+    def value(self, sql: str, parameters: Mapping[str, Any] | Sequence[Any] | None = None) -> Any:
+        found = self.rows(sql, parameters)
+        return found[0][0] if found else None
+
+    def run(self, sql: str, parameters: Mapping[str, Any] | Sequence[Any] | None = None) -> None:
+        self.rows(sql, parameters)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self._connection.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self._connection.execute("ROLLBACK")
+            raise
+        self._connection.execute("COMMIT")
+
+    def insert_columns(self, table: str, columns: Mapping[str, Sequence[Any]]) -> None:
+        """Insert column-shaped rows in one statement; never `executemany` (≈300× slower)."""
+        names = list(columns)
+        count = len(columns[names[0]]) if names else 0
+        if count == 0:
+            return
+        column_list = ", ".join(names)
+        if count >= NUMPY_BATCH_THRESHOLD and all(_array_kind(columns[name]) for name in names):
+            self._insert_numpy(table, names, columns)
+            return
+        selects = ", ".join(f"unnest(${name}) AS {name}" for name in names)
+        self.run(
+            f"INSERT INTO {table} ({column_list}) SELECT {selects}",
+            {name: list(columns[name]) for name in names},
+        )
+
+    def _insert_numpy(self, table: str, names: list[str], columns: Mapping[str, Sequence[Any]]) -> None:
+        import numpy
+
+        batch = {
+            name: numpy.asarray(columns[name], dtype=object if _array_kind(columns[name]) == "text" else numpy.int64)
+            for name in names
+        }
+        view = f"batch_{table}"
+        self._connection.register(view, batch)
+        try:
+            self.run(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {view}")
+        finally:
+            self._connection.unregister(view)
+
+    def execute_script(self, statements: str) -> None:
+        """Run a multi-statement SQL script (a migration)."""
+        try:
+            self._connection.execute(statements)
+        except duckdb.Error as error:
+            raise StorageFailure(f"a migration failed ({type(error).__name__}: {error})", []) from error
+
+    def close(self) -> None:
+        self._connection.close()
+
+
+def _array_kind(values: Sequence[Any]) -> str | None:
+    """ "int" or "text" when every value is a non-null int or str (NumPy-able), else None."""
+    if all(type(value) is int for value in values):
+        return "int"
+    if all(type(value) is str for value in values):
+        return "text"
+    return None
+
+
+def database_paths(root: Path) -> tuple[Path, Path]:
+    directory = root / ".memhtml"
+    return directory / INDEX_FILENAME, directory / STATE_FILENAME
+
+
+def index_exists(root: Path) -> bool:
+    return database_paths(root)[0].exists()
+
+
+@contextmanager
+def open_database(root: Path, *, read_only: bool = False) -> Iterator[Database]:
+    """Open (creating and migrating on first use) both planes of the store at `root`, then close."""
+    index_file, state_file = database_paths(root)
+    if read_only and not (index_file.exists() and state_file.exists()):
+        read_only = False  # a first open must create and migrate
+    index_file.parent.mkdir(parents=True, exist_ok=True)
+    connection = _connect_with_retry(index_file, read_only)
+    database = Database(connection, read_only)
+    try:
+        _attach_with_retry(connection, state_file, read_only)
+        if not read_only:
+            apply_migrations(database, "main", migrations_root() / "index")
+            apply_migrations(database, "state", migrations_root() / "state")
+        yield database
+    finally:
+        database.close()
+
+
+def apply_migrations(database: Database, schema: str, directory: Path) -> list[str]:
+    """Apply, in filename order, each migration not in this plane's ledger: one transaction per file."""
+    catalog = database.main_catalog if schema == "main" else schema
+    ledger = f'"{catalog}".schema_migrations'
+    database.run(f"CREATE TABLE IF NOT EXISTS {ledger} (name VARCHAR PRIMARY KEY, applied_at VARCHAR NOT NULL)")
+    applied = {row[0] for row in database.rows(f"SELECT name FROM {ledger}")}
+    done = []
+    for migration in sorted(directory.glob("*.sql")):
+        if migration.name in applied or not _MIGRATION_NAME.match(migration.name):
+            continue
+        statements = migration.read_text(encoding="utf-8")
+        database.run(f'USE "{catalog}"')
+        try:
+            with database.transaction():
+                database.execute_script(statements)
+                database.run(
+                    f"INSERT INTO {ledger} VALUES ($name, strftime(now(), '%Y-%m-%dT%H:%M:%SZ'))",
+                    {"name": migration.name},
+                )
+        finally:
+            database.run(f'USE "{database.main_catalog}"')
+        done.append(migration.name)
+    return done
+
+
+def pending_migrations(database: Database) -> bool:
+    """Whether shipped migrations are missing from either ledger (the file then needs a read-write open)."""
+    for schema, folder in (("main", "index"), ("state", "state")):
+        catalog = database.main_catalog if schema == "main" else schema
+        shipped = {path.name for path in (migrations_root() / folder).glob("*.sql") if _MIGRATION_NAME.match(path.name)}
+        try:
+            applied = {row[0] for row in database.rows(f'SELECT name FROM "{catalog}".schema_migrations')}
+        except StorageFailure:
+            return True
+        if shipped - applied:
+            return True
+    return False
+
+
+def _connect_with_retry(index_file: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    deadline = time.monotonic() + LOCK_RETRY_SECONDS
+    delay = 0.015
+    while True:
+        try:
+            connection = duckdb.connect(str(index_file), read_only=read_only)
+            connection.execute("SET enable_progress_bar = false")
+            return connection
+        except duckdb.IOException as error:
+            if "lock" not in str(error).lower() or time.monotonic() >= deadline:
+                raise StorageFailure(
+                    "the index is held by another memhtml process for too long"
+                    if "lock" in str(error).lower()
+                    else "the index file could not be opened",
+                    ["retry the same command", "memhtml index rebuild"],
+                ) from error
+            time.sleep(delay * random.uniform(0.8, 1.2))
+            delay = min(delay * 2, 0.5)
+
+
+def _attach_with_retry(connection: duckdb.DuckDBPyConnection, state_file: Path, read_only: bool) -> None:
+    mode = " (READ_ONLY)" if read_only else ""
+    deadline = time.monotonic() + LOCK_RETRY_SECONDS
+    delay = 0.015
+    while True:
+        try:
+            connection.execute(f"ATTACH '{_sql_string(str(state_file))}' AS state{mode}")
+            return
+        except duckdb.IOException as error:
+            if "lock" not in str(error).lower() or time.monotonic() >= deadline:
+                raise StorageFailure("the state database could not be opened", ["retry the same command"]) from error
+            time.sleep(delay * random.uniform(0.8, 1.2))
+            delay = min(delay * 2, 0.5)
+
+
+def _sql_string(text: str) -> str:
+    return text.replace("'", "''")

@@ -1,0 +1,211 @@
+"""Keeping the index a projection of git: full rebuild, incremental update from the watermark, and the
+projection of the dirty working tree (including paths that were dirty last time and are clean now).
+
+Both passes read git in batches through the `CorpusReader` port and write through `rows`, so a
+catch-up costs what changed, not the corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from memhtml.contracts.corpus import CorpusReader
+from memhtml.index.database import Database
+from memhtml.index.projection import FileProjection, SkippedFile, project_file
+from memhtml.index.rows import ALL_TABLES, remove_paths, rename_path, store_projections
+
+# Files are read and projected in slices so a 100k-file rebuild never holds every blob at once.
+REBUILD_SLICE: Final[int] = 2000
+
+
+@dataclass
+class PassReport:
+    """What one rebuild or update pass did."""
+
+    mode: str
+    head_sha: str | None
+    added: int = 0
+    modified: int = 0
+    removed: int = 0
+    renamed: int = 0
+    dirty: int = 0
+    files_indexed: int = 0
+    skipped: list[SkippedFile] = field(default_factory=list)
+    renames: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def unchanged(self) -> bool:
+        return not (self.added or self.modified or self.removed or self.renamed or self.dirty or self.files_indexed)
+
+    def as_data(self) -> dict[str, Any]:
+        skipped = [{"path": item.path, "reason": item.reason} for item in self.skipped]
+        if self.mode == "rebuild":
+            return {
+                "mode": "rebuild",
+                "headSha": self.head_sha,
+                "filesIndexed": self.files_indexed,
+                "dirty": self.dirty,
+                "embeddingsWritten": 0,
+                "embeddingsPreserved": 0,
+                "skipped": skipped,
+            }
+        return {
+            "mode": "update",
+            "headSha": self.head_sha,
+            "unchanged": self.unchanged,
+            "added": self.added,
+            "modified": self.modified,
+            "removed": self.removed,
+            "renamed": self.renamed,
+            "dirty": self.dirty,
+            "embeddingsWritten": 0,
+            "skipped": skipped,
+        }
+
+
+def watermark(database: Database) -> tuple[str | None, list[str], bool]:
+    """(head_sha, paths last projected from the working tree, whether a pass ever completed)."""
+    row = database.rows("SELECT head_sha, dirty_paths, rebuilt_at FROM index_state WHERE id = 1")[0]
+    return row[0], list(row[1] or []), row[2] is not None
+
+
+def is_fresh(database: Database, reader: CorpusReader) -> bool:
+    """Whether the index already reflects HEAD (dirty files are projected by the next update)."""
+    head, _, built = watermark(database)
+    return built and head == reader.head()
+
+
+def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:
+    """Re-project every memory in HEAD, then the dirty working tree."""
+    head = reader.head()
+    tree = reader.tree(head) if head else {}
+    report = PassReport("rebuild", head)
+    with database.transaction():
+        database.run("UPDATE index_state SET head_sha = NULL WHERE id = 1")
+        for table in ALL_TABLES:
+            database.run(f"DELETE FROM {table}")
+        paths = sorted(tree)
+        for start in range(0, len(paths), REBUILD_SLICE):
+            batch = paths[start : start + REBUILD_SLICE]
+            contents = reader.blobs(tree[path] for path in batch)
+            projected = _project_all(((path, tree[path], contents.get(tree[path])) for path in batch), now, report)
+            report.skipped += store_projections(database, projected, sort_postings=True)
+            report.files_indexed += len(projected)
+        _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
+        database.run(
+            "UPDATE index_state SET head_sha = $head, rebuilt_at = $now, updated_at = $now WHERE id = 1",
+            {"head": head, "now": now},
+        )
+    report.files_indexed = int(database.value("SELECT count(*) FROM files"))
+    return report
+
+
+def update(database: Database, reader: CorpusReader, now: str, *, worktree: bool = True) -> PassReport:
+    """Apply what changed since the watermark (renames re-pointed, not re-parsed), then the dirty tree.
+
+    `worktree=False` skips the working-tree scan (`git status` walks every file), which keeps the
+    write path's cost flat in the corpus size; `index update` and rebuilds always include it.
+    """
+    indexed_head, previously_dirty, built = watermark(database)
+    head = reader.head()
+    if not built or (indexed_head is None and head is not None):
+        return rebuild(database, reader, now)  # never completed, or a rebuild was cut short
+    moved = indexed_head is not None and head is not None and indexed_head != head
+    if moved and reader.resolve_commit(str(indexed_head)) is None:
+        return rebuild(database, reader, now)  # the watermark's commit is gone (history rewritten)
+    report = PassReport("update", head)
+    with database.transaction():
+        if head != indexed_head and head is not None and indexed_head is not None:
+            _apply_commits(database, reader, indexed_head, head, now=now, report=report)
+        elif head is None and indexed_head is not None:
+            report.removed += remove_paths(database, _all_paths(database))
+        if worktree:
+            _project_working_tree(database, reader, head, previously_dirty=previously_dirty, now=now, report=report)
+        database.run(
+            "UPDATE index_state SET head_sha = $head, updated_at = $now WHERE id = 1",
+            {"head": head, "now": now},
+        )
+    _move_state_rows(database, report.renames)
+    return report
+
+
+def _apply_commits(
+    database: Database, reader: CorpusReader, old: str, new: str, *, now: str, report: PassReport
+) -> None:
+    changes = reader.changes(old, new)
+    removed = [change.path for change in changes if change.status == "D"]
+    report.removed += remove_paths(database, removed)
+    for change in changes:
+        if change.status == "R" and change.old_path is not None:
+            if rename_path(database, change.old_path, change.path):
+                report.renamed += 1
+                report.renames.append((change.old_path, change.path))
+            else:
+                report.added += 1
+    # Renamed files are re-projected too: a move usually comes with a head stamp (archive, correct).
+    wanted = [(change.path, change.blob_sha) for change in changes if change.status != "D" and change.blob_sha]
+    contents = reader.blobs(sha for _, sha in wanted if sha)
+    projected = _project_all(((path, sha, contents.get(sha)) for path, sha in wanted if sha), now, report)
+    report.skipped += store_projections(database, projected)
+    report.added += sum(1 for change in changes if change.status == "A")
+    report.modified += sum(1 for change in changes if change.status == "M")
+
+
+def _project_working_tree(
+    database: Database,
+    reader: CorpusReader,
+    head: str | None,
+    *,
+    previously_dirty: Sequence[str],
+    now: str,
+    report: PassReport,
+) -> None:
+    """Project dirty files from disk; re-project from HEAD the paths that were dirty and are clean now."""
+    entries = reader.dirty()
+    dirty_now = {entry.path for entry in entries}
+    cleaned = sorted(set(previously_dirty) - dirty_now)
+    if cleaned:
+        committed = reader.tree(head, cleaned) if head else {}
+        gone = [path for path in cleaned if path not in committed]
+        report.removed += remove_paths(database, gone)
+        contents = reader.blobs(committed.values())
+        restored = _project_all(((path, sha, contents.get(sha)) for path, sha in committed.items()), now, report)
+        report.skipped += store_projections(database, restored)
+    deleted = [entry.path for entry in entries if entry.deleted]
+    report.removed += remove_paths(database, deleted)
+    present = [entry.path for entry in entries if not entry.deleted]
+    blobs = reader.worktree_blobs(present)
+    projected = _project_all(((path, sha, data) for path, (sha, data) in blobs.items()), now, report)
+    report.skipped += store_projections(database, projected)
+    report.dirty += len(entries)
+    database.run("UPDATE index_state SET dirty_paths = $paths WHERE id = 1", {"paths": sorted(dirty_now)})
+
+
+def _project_all(items: Iterable[tuple[str, str, bytes | None]], now: str, report: PassReport) -> list[FileProjection]:
+    projected: list[FileProjection] = []
+    for path, sha, content in items:
+        if content is None:
+            report.skipped.append(SkippedFile(path, "blob could not be read"))
+            continue
+        result = project_file(path, sha, content, now)
+        if isinstance(result, SkippedFile):
+            report.skipped.append(result)
+        else:
+            projected.append(result)
+    return projected
+
+
+def _move_state_rows(database: Database, renames: Sequence[tuple[str, str]]) -> None:
+    """Access counters follow a renamed memory; DuckDB writes one database per transaction, so apart."""
+    if not renames or database.read_only:
+        return
+    with database.transaction():
+        for old, new in renames:
+            database.run("DELETE FROM state.access WHERE path = $new AND $new <> $old", {"old": old, "new": new})
+            database.run("UPDATE state.access SET path = $new WHERE path = $old", {"old": old, "new": new})
+
+
+def _all_paths(database: Database) -> list[str]:
+    return [row[0] for row in database.rows("SELECT path FROM files")]

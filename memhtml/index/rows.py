@@ -1,0 +1,194 @@
+"""Row-level maintenance of the index plane: store projections, remove paths, re-point renames.
+
+DuckDB has no cascades or triggers, so every child table and the BM25 postings are kept in step here,
+explicitly, with set-based statements (one statement per table per batch, never one per row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from memhtml.index.database import Database
+from memhtml.index.projection import FileProjection, SkippedFile
+
+FILE_COLUMNS: Final[tuple[str, ...]] = (
+    "doc_id", "path", "blob_sha", "content_hash", "memory_type", "title", "gist", "body_text", "fts_text",
+    "disclosure_text", "token_text", "para", "workspace", "confidence", "importance", "archived",
+    "origin_path", "word_count", "doc_len", "created_at", "updated_at", "event_at", "archived_at",
+    "valid_from", "valid_until", "superseded_by", "reprieves", "needs_revision", "author", "session_id",
+    "prompt_id", "turn_uuid", "task_status", "due_at", "frame_key", "indexed_at", "active_hash",
+)  # fmt: skip
+CHILD_TABLES: Final[tuple[str, ...]] = ("file_tags", "file_entities", "file_facets", "file_citations")
+ALL_TABLES: Final[tuple[str, ...]] = (*CHILD_TABLES, "edges", "postings", "terms", "files")
+
+
+def remove_paths(database: Database, paths: Sequence[str]) -> int:
+    """Delete every row of `paths`; returns how many files rows went."""
+    if not paths:
+        return 0
+    targets = {"paths": list(paths)}
+    database.run(
+        "DELETE FROM postings WHERE doc_id IN (SELECT doc_id FROM files WHERE path IN (SELECT unnest($paths)))",
+        targets,
+    )
+    for table in CHILD_TABLES:
+        database.run(f"DELETE FROM {table} WHERE path IN (SELECT unnest($paths))", targets)
+    database.run("DELETE FROM edges WHERE src_path IN (SELECT unnest($paths))", targets)
+    removed = database.value("SELECT count(*) FROM files WHERE path IN (SELECT unnest($paths))", targets)
+    database.run("DELETE FROM files WHERE path IN (SELECT unnest($paths))", targets)
+    return int(removed or 0)
+
+
+def rename_path(database: Database, old: str, new: str) -> bool:
+    """Re-point one file's rows from `old` to `new`, keeping its doc_id and postings; False if unindexed."""
+    if database.value("SELECT count(*) FROM files WHERE path = $old", {"old": old}) == 0:
+        return False
+    moves = {"old": old, "new": new}
+    remove_paths(database, [new])  # a stale row at the destination would collide
+    database.run("UPDATE files SET path = $new WHERE path = $old", moves)
+    for table in CHILD_TABLES:
+        database.run(f"UPDATE {table} SET path = $new WHERE path = $old", moves)
+    database.run("UPDATE edges SET src_path = $new WHERE src_path = $old", moves)
+    return True
+
+
+def active_hash_owners(database: Database, hashes: Sequence[str]) -> dict[str, str]:
+    """Active-hash → path for the hashes given (the uniqueness guard's view)."""
+    if not hashes:
+        return {}
+    rows = database.rows(
+        "SELECT active_hash, path FROM files WHERE active_hash IN (SELECT unnest($hashes))",
+        {"hashes": list(hashes)},
+    )
+    return {row[0]: row[1] for row in rows}
+
+
+def store_projections(
+    database: Database, projections: Sequence[FileProjection], *, sort_postings: bool = False
+) -> list[SkippedFile]:
+    """Replace the rows of each projected path; a second active copy of one content hash is skipped.
+
+    Callers run this inside a transaction. Existing paths keep their doc_id.
+    """
+    if not projections:
+        return []
+    paths = [projection.path for projection in projections]
+    existing_ids = dict(
+        database.rows("SELECT path, doc_id FROM files WHERE path IN (SELECT unnest($paths))", {"paths": paths})
+    )
+    remove_paths(database, paths)
+    accepted, skipped = _without_duplicate_hashes(database, projections)
+    if not accepted:
+        return skipped
+    fresh = [projection.path for projection in accepted if projection.path not in existing_ids]
+    new_ids = _next_doc_ids(database, len(fresh))
+    doc_ids = {**existing_ids, **dict(zip(fresh, new_ids, strict=True))}
+    _insert_files(database, accepted, doc_ids)
+    _insert_children(database, accepted)
+    _insert_postings(database, accepted, doc_ids, sort_postings)
+    return skipped
+
+
+def _without_duplicate_hashes(
+    database: Database, projections: Sequence[FileProjection]
+) -> tuple[list[FileProjection], list[SkippedFile]]:
+    hashes = [p.row["active_hash"] for p in projections if p.row["active_hash"] is not None]
+    owners = active_hash_owners(database, hashes)
+    accepted: list[FileProjection] = []
+    skipped: list[SkippedFile] = []
+    for projection in sorted(projections, key=lambda item: item.path):
+        active_hash = projection.row["active_hash"]
+        owner = owners.get(active_hash) if active_hash is not None else None
+        if owner is not None and owner != projection.path:
+            skipped.append(SkippedFile(projection.path, f"duplicate of {owner}: same content hash, both active"))
+            continue
+        if active_hash is not None:
+            owners[active_hash] = projection.path
+        accepted.append(projection)
+    return accepted, skipped
+
+
+def _next_doc_ids(database: Database, count: int) -> list[int]:
+    if count == 0:
+        return []
+    rows = database.rows("SELECT nextval('doc_ids') FROM range($count)", {"count": count})
+    return [int(row[0]) for row in rows]
+
+
+def _insert_files(database: Database, projections: Sequence[FileProjection], doc_ids: dict[str, int]) -> None:
+    columns: dict[str, list[Any]] = {name: [] for name in FILE_COLUMNS}
+    for projection in projections:
+        row = {**projection.row, "doc_id": doc_ids[projection.path]}
+        for name in FILE_COLUMNS:
+            columns[name].append(row[name])
+    database.insert_columns("files", columns)
+
+
+def _insert_children(database: Database, projections: Sequence[FileProjection]) -> None:
+    tags: dict[str, list[Any]] = {"path": [], "tag": []}
+    entities: dict[str, list[Any]] = {"path": [], "entity_type": [], "entity_name": []}
+    facets: dict[str, list[Any]] = {"path": [], "name": [], "value": [], "numeric_value": []}
+    citations: dict[str, list[Any]] = {"path": [], "text": [], "href": []}
+    edges: dict[str, list[Any]] = {"src_path": [], "rel": [], "dst_path": [], "edge_class": []}
+    for projection in projections:
+        path = projection.path
+        for tag in projection.tags:
+            tags["path"].append(path)
+            tags["tag"].append(tag)
+        for entity_type, entity_name in projection.entities:
+            entities["path"].append(path)
+            entities["entity_type"].append(entity_type)
+            entities["entity_name"].append(entity_name)
+        for name, value, numeric in projection.facets:
+            facets["path"].append(path)
+            facets["name"].append(name)
+            facets["value"].append(value)
+            facets["numeric_value"].append(numeric)
+        for text, href in projection.citations:
+            citations["path"].append(path)
+            citations["text"].append(text)
+            citations["href"].append(href)
+        for rel, destination, edge_class in projection.edges:
+            edges["src_path"].append(path)
+            edges["rel"].append(rel)
+            edges["dst_path"].append(destination)
+            edges["edge_class"].append(edge_class)
+    database.insert_columns("file_tags", tags)
+    database.insert_columns("file_entities", entities)
+    database.insert_columns("file_facets", facets)
+    database.insert_columns("file_citations", citations)
+    database.insert_columns("edges", edges)
+
+
+def _insert_postings(
+    database: Database, projections: Sequence[FileProjection], doc_ids: dict[str, int], sort_postings: bool
+) -> None:
+    vocabulary = sorted({term for projection in projections for term in projection.terms})
+    if not vocabulary:
+        return
+    known = dict(
+        database.rows("SELECT term, term_id FROM terms WHERE term IN (SELECT unnest($terms))", {"terms": vocabulary})
+    )
+    unknown = [term for term in vocabulary if term not in known]
+    if unknown:
+        start = int(database.value("SELECT coalesce(max(term_id), 0) FROM terms")) + 1
+        new_ids = list(range(start, start + len(unknown)))
+        database.insert_columns("terms", {"term_id": new_ids, "term": unknown})
+        known.update(zip(unknown, new_ids, strict=True))
+    postings: list[tuple[int, int, int, int]] = []
+    for projection in projections:
+        doc_id = doc_ids[projection.path]
+        length = projection.row["doc_len"]
+        postings.extend((known[term], doc_id, count, length) for term, count in projection.terms.items())
+    if sort_postings:
+        postings.sort()  # clustered by term so row-group zonemaps prune the scans of a query's terms
+    database.insert_columns(
+        "postings",
+        {
+            "term_id": [posting[0] for posting in postings],
+            "doc_id": [posting[1] for posting in postings],
+            "tf": [posting[2] for posting in postings],
+            "dl": [posting[3] for posting in postings],
+        },
+    )

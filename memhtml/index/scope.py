@@ -1,0 +1,101 @@
+"""The scope of a retrieval: one filter built once and applied identically by every arm.
+
+Defaults leave out archived memories and tasks; `as_of` replaces the archived filter with a
+validity window (event time) or with the set of paths live at a commit (transaction time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class AsOfValidity:
+    """Event-time as-of: memories whose validity window contains `instant` (string comparison)."""
+
+    instant: str
+
+
+@dataclass(frozen=True)
+class AsOfCommit:
+    """Transaction-time as-of: memories live in the tree of commit `sha`, committed at `instant`."""
+
+    sha: str
+    instant: str
+    live_paths: Sequence[str]
+
+
+@dataclass(frozen=True)
+class Scope:
+    memory_types: Sequence[str] = ()
+    workspace: str | None = None
+    tags: Sequence[str] = ()
+    entity: str | None = None
+    facets: Sequence[tuple[str, str]] = ()
+    include_archived: bool = False
+    as_of: AsOfValidity | AsOfCommit | None = None
+    only_archived: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def narrowing(self) -> bool:
+        """Whether the caller narrowed the search (an empty result then says `scopeEmpty`)."""
+        return bool(self.memory_types or self.workspace or self.tags or self.entity or self.facets or self.as_of)
+
+
+def scope_filter(scope: Scope, alias: str = "f") -> tuple[str, dict[str, Any]]:
+    """(SQL predicate over files alias `alias`, its named parameters)."""
+    clauses: list[str] = []
+    parameters: dict[str, Any] = {}
+    if scope.memory_types:
+        clauses.append(f"{alias}.memory_type IN (SELECT unnest($scope_types))")
+        parameters["scope_types"] = list(scope.memory_types)
+    else:
+        clauses.append(f"{alias}.memory_type <> 'task'")
+    if scope.only_archived:
+        clauses.append(f"{alias}.archived")
+    elif isinstance(scope.as_of, AsOfValidity):
+        clauses.append(
+            f"coalesce({alias}.valid_from, {alias}.event_at, {alias}.created_at) <= $scope_as_of"
+            f" AND ({alias}.valid_until IS NULL OR {alias}.valid_until > $scope_as_of)"
+        )
+        parameters["scope_as_of"] = scope.as_of.instant
+    elif isinstance(scope.as_of, AsOfCommit):
+        clauses.append(
+            f"((NOT {alias}.archived AND {alias}.path IN (SELECT unnest($scope_live)))"
+            f" OR ({alias}.archived AND {alias}.origin_path IN (SELECT unnest($scope_live))"
+            f" AND coalesce({alias}.archived_at, '9999') > $scope_committed))"
+            f" AND {alias}.created_at <= $scope_committed"
+        )
+        parameters["scope_live"] = list(scope.as_of.live_paths)
+        parameters["scope_committed"] = scope.as_of.instant
+    elif not scope.include_archived:
+        clauses.append(f"NOT {alias}.archived")
+    if scope.workspace:
+        clauses.append(f"{alias}.workspace = $scope_workspace")
+        parameters["scope_workspace"] = scope.workspace
+    if scope.tags:
+        clauses.append(
+            f"EXISTS (SELECT 1 FROM file_tags t WHERE t.path = {alias}.path AND t.tag IN (SELECT unnest($scope_tags)))"
+        )
+        parameters["scope_tags"] = list(scope.tags)
+    if scope.entity:
+        clauses.append(
+            f"EXISTS (SELECT 1 FROM file_entities e WHERE e.path = {alias}.path"
+            f" AND e.entity_type || ':' || e.entity_name = $scope_entity)"
+        )
+        parameters["scope_entity"] = scope.entity
+    by_name: dict[str, list[str]] = {}
+    for name, value in scope.facets:
+        by_name.setdefault(name, []).append(value)
+    for number, (name, values) in enumerate(sorted(by_name.items())):
+        # Values of one facet name are alternatives; different names must all hold.
+        clauses.append(
+            f"EXISTS (SELECT 1 FROM file_facets x WHERE x.path = {alias}.path AND x.name = $facet_name_{number}"
+            f" AND x.value IN (SELECT unnest($facet_values_{number})))"
+        )
+        parameters[f"facet_name_{number}"] = name
+        parameters[f"facet_values_{number}"] = values
+    return " AND ".join(clauses) or "true", parameters

@@ -1,0 +1,171 @@
+"""Lexical retrieval: owned BM25 over the postings, then recency and salience fused by weighted RRF in
+one statement, behind a relevance floor.
+
+Only memories that match the query lexically are candidates; recency and salience reorder them and
+never add one. An arm whose signal ties across every candidate is dropped for that query, so a
+batch written in one instant cannot promote memories in path order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from memhtml.domain.ranking import (
+    ARM_LIMIT,
+    BM25_B,
+    BM25_K1,
+    RRF_K,
+    WEIGHT_FTS,
+    WEIGHT_RECENCY,
+    WEIGHT_SALIENCE,
+)
+from memhtml.domain.tokens import QueryTerms
+from memhtml.index.database import Database
+from memhtml.index.scope import Scope, scope_filter
+
+# In any-of mode (no memory has every query term) a candidate needs at least this share of the best
+# candidate's BM25: a memory that shares only a stop word with the query is not relevant.
+LEXICAL_FLOOR_RATIO: Final[float] = 0.1
+# Arms in the order they are reported; the vector arm joins this registry when embeddings exist.
+LEXICAL_ARMS: Final[tuple[str, ...]] = ("fts", "recency", "salience")
+
+
+@dataclass(frozen=True)
+class FusedHit:
+    path: str
+    score: float
+    arm_ranks: dict[str, int]
+
+
+def fused_search(database: Database, query: QueryTerms, scope: Scope, pool: int) -> tuple[list[FusedHit], list[str]]:
+    """The fused candidate list (best first, at most `pool`) and the arms that voted."""
+    if not query.terms:
+        return [], []
+    where, parameters = scope_filter(scope)
+    phrase_clauses = []
+    for number, phrase in enumerate(query.phrases):
+        phrase_clauses.append(f"contains(f.token_text, $phrase_{number})")
+        parameters[f"phrase_{number}"] = f" {phrase.normalized_text} "
+    phrase_filter = "".join(f" AND {clause}" for clause in phrase_clauses)
+    parameters.update(
+        {"terms": list(query.terms), "term_count": len(query.terms), "arm_limit": ARM_LIMIT, "pool": pool}
+    )
+    sql = f"""
+    WITH query_terms AS (SELECT term_id FROM terms WHERE term IN (SELECT unnest($terms))),
+    stats AS (SELECT greatest(count(*), 1)::DOUBLE AS n, greatest(avg(doc_len), 1)::DOUBLE AS avgdl FROM files),
+    df AS (
+        SELECT p.term_id, count(*)::DOUBLE AS df FROM postings p
+        WHERE p.term_id IN (SELECT term_id FROM query_terms) GROUP BY p.term_id
+    ),
+    scored AS (
+        SELECT p.doc_id,
+               sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
+                   * p.tf * ({BM25_K1} + 1) / (p.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.dl / s.avgdl))) AS bm25,
+               count(*) AS matched
+        FROM postings p JOIN df ON df.term_id = p.term_id CROSS JOIN stats s
+        GROUP BY p.doc_id
+    ),
+    candidates AS (
+        SELECT f.path, f.memory_type, f.updated_at, sc.bm25, sc.matched,
+               coalesce(f.event_at, f.updated_at) AS recency_key
+        FROM scored sc JOIN files f ON f.doc_id = sc.doc_id
+        WHERE {where}{phrase_filter}
+    ),
+    -- All query terms where some memory has them all, else any of them (the original's rule) ...
+    needed AS (SELECT CASE WHEN max(matched) >= $term_count THEN $term_count ELSE 1 END AS k FROM candidates),
+    -- ... and in any-of mode a memory must carry a real share of the best lexical evidence.
+    matches AS (
+        SELECT c.* FROM candidates c, needed
+        WHERE c.matched >= needed.k
+          AND (needed.k = $term_count OR c.bm25 >= {LEXICAL_FLOOR_RATIO} * (SELECT max(bm25) FROM candidates))
+    ),
+    salience_scores AS (
+        SELECT m.path,
+               exp(-0.01 * greatest(epoch(now()) - epoch(coalesce(try_cast(a.last_accessed_at AS TIMESTAMPTZ),
+                                                                  try_cast(m.updated_at AS TIMESTAMPTZ))), 0) / 3600)
+               + ln(1 + coalesce(a.access_count, 0)) + greatest(coalesce(a.outcome_score, 0), 0) AS salience
+        FROM matches m LEFT JOIN state.access a ON a.path = m.path
+        WHERE m.memory_type <> 'task' AND m.path NOT LIKE 'resources/people/%'
+    ),
+    fts AS (
+        SELECT path, rank() OVER (ORDER BY bm25 DESC) AS r FROM matches ORDER BY bm25 DESC, path LIMIT $arm_limit
+    ),
+    recency AS (
+        SELECT path, rank() OVER (ORDER BY recency_key DESC) AS r FROM matches
+        WHERE (SELECT count(DISTINCT recency_key) FROM matches) > 1
+        ORDER BY recency_key DESC, path LIMIT $arm_limit
+    ),
+    salience AS (
+        SELECT path, rank() OVER (ORDER BY salience DESC) AS r FROM salience_scores
+        WHERE (SELECT count(DISTINCT round(salience, 9)) FROM salience_scores) > 1
+        ORDER BY salience DESC, path LIMIT $arm_limit
+    ),
+    votes AS (
+        SELECT path, 'fts' AS arm, r, {WEIGHT_FTS} AS w FROM fts
+        UNION ALL SELECT path, 'recency', r, {WEIGHT_RECENCY} FROM recency
+        UNION ALL SELECT path, 'salience', r, {WEIGHT_SALIENCE} FROM salience
+    )
+    SELECT path, sum(w / ({RRF_K} + r)) AS score, list(arm ORDER BY arm), list(r ORDER BY arm)
+    FROM votes GROUP BY path ORDER BY score DESC, path LIMIT $pool
+    """
+    rows = database.rows(sql, parameters)
+    hits = [FusedHit(row[0], float(row[1]), dict(zip(row[2], row[3], strict=True))) for row in rows]
+    voted = {arm for hit in hits for arm in hit.arm_ranks}
+    return hits, [arm for arm in LEXICAL_ARMS if arm in voted]
+
+
+def count_archived_matches(database: Database, query: QueryTerms, scope: Scope) -> list[str]:
+    """Archived memories that would match (a hint when archived memories are left out)."""
+    archived_scope = Scope(
+        memory_types=scope.memory_types,
+        workspace=scope.workspace,
+        tags=scope.tags,
+        entity=scope.entity,
+        facets=scope.facets,
+        only_archived=True,
+    )
+    hits, _ = fused_search(database, query, archived_scope, pool=ARM_LIMIT)
+    return [hit.path for hit in hits]
+
+
+def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The display fields of `paths`, in one statement."""
+    if not paths:
+        return {}
+    rows = database.rows(
+        """
+        SELECT f.path, f.title, f.gist, f.memory_type, f.confidence, f.updated_at, f.body_text,
+               f.disclosure_text, f.superseded_by,
+               (SELECT list(DISTINCT e.entity_type || ':' || e.entity_name
+                            ORDER BY e.entity_type || ':' || e.entity_name)
+                  FROM file_entities e WHERE e.path = f.path),
+               (SELECT list(DISTINCT e.entity_name) FROM file_entities e WHERE e.path = f.path),
+               (SELECT max(g.src_path) FROM edges g WHERE g.dst_path = f.path AND g.rel = 'supersedes'),
+               f.importance, f.workspace, f.para, f.archived, f.event_at
+        FROM files f WHERE f.path IN (SELECT unnest($paths))
+        """,
+        {"paths": list(paths)},
+    )
+    details: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        details[row[0]] = {
+            "path": row[0],
+            "title": row[1],
+            "gist": row[2],
+            "memory_type": row[3],
+            "confidence": row[4],
+            "updated_at": row[5],
+            "body_text": row[6],
+            "disclosure_text": row[7],
+            "superseded_by": row[8] or row[11],
+            "entities": list(row[9] or []),
+            "entity_names": list(row[10] or []),
+            "importance": row[12],
+            "workspace": row[13],
+            "para": row[14],
+            "archived": bool(row[15]),
+            "event_at": row[16],
+        }
+    return details

@@ -1,0 +1,215 @@
+"""Opening a store's index for a command: caught up with HEAD first, rebuilt when missing, and the
+`index rebuild|update|status` use cases.
+
+Read commands open read-only when the index is already fresh, so many can run side by side; a stale
+or missing index is brought up to date under a read-write connection first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memhtml.contracts.errors import MemhtmlError
+from memhtml.contracts.instants import format_instant
+from memhtml.index.database import Database, index_exists, open_database, pending_migrations
+from memhtml.index.indexer import PassReport, is_fresh, rebuild, update, watermark
+from memhtml.store.gitread import GitCorpusReader
+from memhtml.store.repository import Store, open_store
+
+
+def now_instant() -> str:
+    return format_instant(dt.datetime.now(dt.UTC))
+
+
+def _needs_catch_up(store: Store, reader: GitCorpusReader) -> bool:
+    if not index_exists(store.root):
+        return True
+    with open_database(store.root, read_only=True) as database:
+        return pending_migrations(database) or not is_fresh(database, reader)
+
+
+@contextmanager
+def fresh_index(store: Store, *, writable: bool = False) -> Iterator[Database]:
+    """The store's index, caught up with HEAD's commits (not the dirty tree), open for this command.
+
+    Read-only when fresh and `writable` is not asked for, so concurrent readers never block each other.
+    """
+    reader = GitCorpusReader(store.root)
+    stale = _needs_catch_up(store, reader)
+    with open_database(store.root, read_only=not (stale or writable)) as database:
+        if stale:
+            update(database, reader, now_instant(), worktree=False)
+        yield database
+
+
+def rebuild_index(root: Path) -> dict[str, Any]:
+    """`index rebuild`: every memory in HEAD, then the dirty working tree."""
+    store = open_store(root)
+    with open_database(store.root) as database:
+        return rebuild(database, GitCorpusReader(store.root), now_instant()).as_data()
+
+
+def update_index(root: Path) -> dict[str, Any]:
+    """`index update`: the commits since the watermark, then the dirty working tree."""
+    store = open_store(root)
+    with open_database(store.root) as database:
+        report: PassReport = update(database, GitCorpusReader(store.root), now_instant())
+        return report.as_data()
+
+
+def index_status(root: Path) -> dict[str, Any]:
+    """`index status`: watermark, freshness and row counts."""
+    store = open_store(root)
+    reader = GitCorpusReader(store.root)
+    with fresh_index(store) as database:
+        head, dirty_paths, _ = watermark(database)
+        counts = database.rows(
+            """
+            SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM files WHERE NOT archived),
+                   (SELECT count(*) FROM edges), (SELECT count(DISTINCT tag) FROM file_tags),
+                   (SELECT count(DISTINCT entity_type || ':' || entity_name) FROM file_entities),
+                   (SELECT count(*) FROM terms), (SELECT count(*) FROM postings),
+                   (SELECT rebuilt_at FROM index_state), (SELECT updated_at FROM index_state),
+                   (SELECT count(*) FROM state.access)
+            """
+        )[0]
+    return {
+        "mode": "status",
+        "headSha": head,
+        "fresh": head == reader.head(),
+        "embedModel": None,
+        "embedDim": None,
+        "rebuiltAt": counts[7],
+        "updatedAt": counts[8],
+        "files": counts[0],
+        "activeFiles": counts[1],
+        "edges": counts[2],
+        "derivedEdges": 0,
+        "tags": counts[3],
+        "entities": counts[4],
+        "terms": counts[5],
+        "postings": counts[6],
+        "dirtyPaths": dirty_paths,
+        "chunks": 0,
+        "embeddings": 0,
+        "vectorCoverage": 0,
+        "vectorCoverageFloor": 0.95,
+        "traces": 0,
+        "hasState": counts[9] > 0,
+    }
+
+
+class IndexSession:
+    """The index as a mutating command sees it: the dedupe lookup before its commit and the catch-up
+    after it. When the index cannot be opened the command still works (dedupe falls back to the
+    working tree) and reports an `index` warning; the next command catches up from the watermark."""
+
+    def __init__(self, store: Store, database: Database | None, problem: str | None) -> None:
+        self.store = store
+        self.database = database
+        self.problem = problem
+        self.reader = GitCorpusReader(store.root)
+
+    def lookup(self, store: Store, content_hash: str) -> str | None:
+        if self.database is None:
+            from memhtml.store.scan import find_active_by_hash
+
+            return find_active_by_hash(store, content_hash)
+        found = self.database.value("SELECT path FROM files WHERE active_hash = $hash", {"hash": content_hash})
+        return None if found is None else str(found)
+
+    def follow_commit(self, session_link: SessionLink | None = None) -> dict[str, Any] | None:
+        """Index the commit just made (and record its session link); any failure here becomes a
+        warning, never a failed command: the commit has landed."""
+        if self.database is None:
+            return self.warning()
+        try:
+            update(self.database, self.reader, now_instant(), worktree=False)
+            if session_link is not None:
+                record_session_link(self.database, session_link)
+        except Exception as error:
+            self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
+            return self.warning()
+        return None
+
+    def warning(self) -> dict[str, Any]:
+        return {
+            "ok": False,
+            "warning": f"committed, but the index was not updated ({self.problem}); the next command catches up",
+            "remedy": "memhtml index update",
+        }
+
+
+@contextmanager
+def writable_index(store: Store) -> Iterator[IndexSession]:
+    """A read-write index caught up with HEAD, or a session that says why there is none."""
+    with ExitStack() as stack:
+        try:
+            database = stack.enter_context(open_database(store.root))
+            update(database, GitCorpusReader(store.root), now_instant(), worktree=False)
+        except MemhtmlError as error:
+            stack.close()
+            yield IndexSession(store, None, error.message)
+            return
+        yield IndexSession(store, database, None)
+
+
+@dataclass(frozen=True)
+class SessionLink:
+    """Provenance of one read or write: which session, prompt and turn touched which memory."""
+
+    path: str
+    kind: str
+    session_id: str
+    prompt_id: str | None = None
+    turn_uuid: str | None = None
+
+
+def record_session_link(database: Database, link: SessionLink) -> None:
+    """Provenance both ways: which session wrote, read or corrected which memory."""
+    with database.transaction():
+        database.run(
+            "INSERT INTO state.session_links VALUES ($path, $session, $prompt, $turn, $kind, $at)"
+            " ON CONFLICT DO NOTHING",
+            {
+                "path": link.path,
+                "session": link.session_id,
+                "prompt": link.prompt_id,
+                "turn": link.turn_uuid,
+                "kind": link.kind,
+                "at": now_instant(),
+            },
+        )
+
+
+def record_access(
+    store: Store, path: str, session_id: str | None, prompt_id: str | None, turn_uuid: str | None
+) -> dict[str, Any] | None:
+    """Count a read of `path` (and its session link); a state failure is a warning, never a failed read."""
+    now = now_instant()
+    try:
+        with open_database(store.root) as database:
+            with database.transaction():
+                database.run(
+                    """
+                    INSERT INTO state.access AS a (path, access_count, last_accessed_at, updated_at)
+                    VALUES ($path, 1, $now, $now)
+                    ON CONFLICT (path) DO UPDATE SET access_count = a.access_count + 1,
+                                                     last_accessed_at = $now, updated_at = $now
+                    """,
+                    {"path": path, "now": now},
+                )
+            if session_id:
+                record_session_link(database, SessionLink(path, "read", session_id, prompt_id, turn_uuid))
+    except MemhtmlError as error:
+        return {
+            "ok": False,
+            "warning": f"the read was not counted ({error.message})",
+            "remedy": "memhtml status",
+        }
+    return None

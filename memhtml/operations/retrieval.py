@@ -1,0 +1,183 @@
+"""The `search` and `recall` use cases: scope and as-of resolution, the fused lexical arms, MMR,
+hydration, snippets, and the disclosure fold of recall."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from memhtml.contracts.errors import UsageError
+from memhtml.contracts.instants import is_sortable_instant
+from memhtml.contracts.paths import is_archived_path
+from memhtml.domain.disclosure import DisclosureCandidate, fold_disclosure
+from memhtml.domain.ranking import ARM_LIMIT, MMR_LAMBDA, MMR_POOL_FACTOR, mmr
+from memhtml.domain.tokens import parse_query
+from memhtml.index.database import Database
+from memhtml.index.scope import AsOfCommit, AsOfValidity, Scope
+from memhtml.index.search import count_archived_matches, fused_search, hydrate
+from memhtml.operations.indexing import fresh_index
+from memhtml.store.gitread import GitCorpusReader
+from memhtml.store.repository import Store, open_store
+
+SNIPPET_MAX_CHARS: Final[int] = 700
+RECALL_CANDIDATES: Final[int] = 30
+ARC_BODY_BUDGET: Final[int] = 9000
+ARCHIVED_HINT_LIMIT: Final[int] = 5
+
+
+@dataclass(frozen=True)
+class RetrievalRequest:
+    """A search or recall as the caller states it (values already validated by the door)."""
+
+    query: str
+    memory_types: Sequence[str] = ()
+    workspace: str | None = None
+    tags: Sequence[str] = ()
+    entity: str | None = None
+    facets: Sequence[tuple[str, str]] = ()
+    include_archived: bool = False
+    as_of: str | None = None
+    limit: int = 10
+    budget: int = 16000
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve_as_of(store: Store, as_of: str | None, command: str) -> AsOfValidity | AsOfCommit | None:
+    """A date or instant is event time; anything else names a commit (transaction time)."""
+    if as_of is None:
+        return None
+    if is_sortable_instant(as_of):
+        return AsOfValidity(as_of)
+    reader = GitCorpusReader(store.root)
+    resolved = reader.resolve_commit(as_of)
+    if resolved is None:
+        raise UsageError(
+            "ERR_INVALID_FLAG",
+            f"--as-of {as_of} names no commit of this store (nor is it YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ)",
+            [f"git -C {store.root} log --oneline", f"memhtml help {command}"],
+        )
+    sha, instant = resolved
+    live = [path for path in reader.tree(sha) if not is_archived_path(path)]
+    return AsOfCommit(sha, instant, live)
+
+
+def _scope(store: Store, request: RetrievalRequest, command: str) -> Scope:
+    return Scope(
+        memory_types=tuple(request.memory_types),
+        workspace=request.workspace,
+        tags=tuple(request.tags),
+        entity=request.entity,
+        facets=tuple(request.facets),
+        include_archived=request.include_archived,
+        as_of=resolve_as_of(store, request.as_of, command),
+    )
+
+
+def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
+    """The `memory.hits` data: relevant memories only, best first, with a real fused score."""
+    store = open_store(root)
+    scope = _scope(store, request, "search")
+    query = parse_query(request.query)
+    with fresh_index(store) as database:
+        fused, arms = fused_search(database, query, scope, pool=request.limit * MMR_POOL_FACTOR)
+        # No vectors yet: MMR's diversity penalty is zero and it keeps the fused order.
+        order = mmr([(hit.path, None) for hit in fused], request.limit, MMR_LAMBDA)
+        scores = {hit.path: hit.score for hit in fused}
+        details = hydrate(database, order)
+        archived = _archived_hint(database, query, scope, request)
+    hits = [_hit(details[path], scores[path]) for path in order if path in details]
+    return {
+        "hits": hits,
+        "degraded": True,
+        "vectorCoverage": 0,
+        "arms": arms,
+        "entityScope": request.entity,
+        "scopeEmpty": scope.narrowing and not hits,
+        "archivedMatches": len(archived),
+        "archived": archived[:ARCHIVED_HINT_LIMIT],
+    }
+
+
+def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
+    """The `recall.pack` data: the best memories quoted in full under a character budget, the rest as
+    index lines; arcs have their own budget."""
+    store = open_store(root)
+    scope = _scope(store, request, "recall")
+    query = parse_query(request.query)
+    with fresh_index(store) as database:
+        fused, _ = fused_search(database, query, scope, pool=RECALL_CANDIDATES)
+        details = hydrate(database, [hit.path for hit in fused])
+    ranked = [details[hit.path] for hit in fused if hit.path in details]
+    arcs = [row for row in ranked if row["memory_type"] == "arc"]
+    memories = [row for row in ranked if row["memory_type"] != "arc"]
+    arc_pack = _fold(arcs, ARC_BODY_BUDGET)
+    memory_pack = _fold(memories, request.budget)
+    return {
+        "arcs": arc_pack,
+        "memories": memory_pack,
+        "spentChars": arc_pack["spentChars"] + memory_pack["spentChars"],
+        "truncated": bool(arc_pack["truncated"] or memory_pack["truncated"]),
+        "degraded": True,
+        "vectorCoverage": 0,
+    }
+
+
+def _fold(rows: list[dict[str, Any]], budget: int) -> dict[str, Any]:
+    candidates = [
+        DisclosureCandidate(
+            path=row["path"],
+            title=row["title"],
+            gist=row["gist"],
+            memory_type=row["memory_type"],
+            disclosure_text=row["disclosure_text"],
+            entity_names=tuple(row["entity_names"]),
+        )
+        for row in rows
+    ]
+    folded = fold_disclosure(candidates, budget)
+    by_path = {row["path"]: row for row in rows}
+    return {
+        "disclosed": [{**_summary(by_path[item.path]), "body": item.disclosure_text} for item in folded.disclosed],
+        "indexLines": [_summary(by_path[item.path]) for item in folded.index_lines],
+        "spentChars": folded.spent_chars,
+        "truncated": folded.truncated,
+    }
+
+
+def _summary(row: dict[str, Any]) -> dict[str, Any]:
+    return {"path": row["path"], "title": row["title"], "gist": row["gist"], "memoryType": row["memory_type"]}
+
+
+def _hit(row: dict[str, Any], score: float) -> dict[str, Any]:
+    return {
+        "path": row["path"],
+        "title": row["title"],
+        "gist": row["gist"],
+        "memoryType": row["memory_type"],
+        "score": round(score, 6),
+        "confidence": row["confidence"],
+        "updatedAt": row["updated_at"],
+        "snippet": snippet(row["body_text"]),
+        "entities": row["entities"],
+        "supersededBy": row["superseded_by"],
+    }
+
+
+def snippet(body_text: str) -> str:
+    """The first 700 characters of the body, the `…` counted inside the 700."""
+    text = body_text.strip()
+    return text if len(text) <= SNIPPET_MAX_CHARS else text[: SNIPPET_MAX_CHARS - 1] + "…"
+
+
+def _archived_hint(database: Database, query: Any, scope: Scope, request: RetrievalRequest) -> list[dict[str, Any]]:
+    if request.include_archived or request.as_of is not None:
+        return []
+    paths = count_archived_matches(database, query, scope)[:ARM_LIMIT]
+    details = hydrate(database, paths)
+    return [
+        {"path": path, "title": details[path]["title"], "supersededBy": details[path]["superseded_by"]}
+        for path in paths
+        if path in details
+    ]

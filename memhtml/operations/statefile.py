@@ -1,0 +1,97 @@
+"""`state export` and `state import`: the committed sidecar `.memhtml/state/access.jsonl`, the only
+durable copy of the access counters (the state database is not rebuildable from the tree)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Final
+
+from memhtml.contracts.errors import InvalidMemory
+from memhtml.index.database import open_database
+from memhtml.operations.indexing import fresh_index
+from memhtml.store.commit import commit_message, commit_subject
+from memhtml.store.repository import open_store
+from memhtml.store.sidecar import commit_generated_file
+
+SIDECAR_PATH: Final[str] = ".memhtml/state/access.jsonl"
+_FIELDS: Final[tuple[str, ...]] = (
+    "path",
+    "access_count",
+    "reinforcement_count",
+    "outcome_score",
+    "last_accessed_at",
+    "last_reinforced_at",
+    "updated_at",
+)
+
+
+def export_state(root: Path) -> dict[str, Any]:
+    """Write every access row, sorted by path, one JSON object a line (byte-stable), and commit it."""
+    store = open_store(root)
+    with fresh_index(store) as database:
+        rows = database.rows(f"SELECT {', '.join(_FIELDS)} FROM state.access ORDER BY path")
+    lines = [json.dumps(dict(zip(_FIELDS, row, strict=True)), ensure_ascii=False, sort_keys=False) for row in rows]
+    text = "".join(line + "\n" for line in lines)
+    message = commit_message(commit_subject("state", f"export {len(rows)} access rows to the committed sidecar"))
+    sha = commit_generated_file(store, SIDECAR_PATH, text, message)
+    return {
+        "path": SIDECAR_PATH,
+        "rows": len(rows),
+        "bytes": len(text.encode("utf-8")),
+        "written": sha is not None,
+        "commitSha": sha,
+    }
+
+
+def import_state(root: Path) -> dict[str, Any]:
+    """Replay the sidecar into the state database; each counter keeps the larger of the two values."""
+    store = open_store(root)
+    sidecar = store.root / SIDECAR_PATH
+    if not sidecar.is_file():
+        return {"path": SIDECAR_PATH, "rows": 0, "restored": 0, "skipped": 0, "hasState": False}
+    records: list[dict[str, Any]] = []
+    skipped = 0
+    for number, line in enumerate(sidecar.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InvalidMemory(f"{SIDECAR_PATH} line {number} is not JSON ({error.msg})", []) from None
+        if not isinstance(record, dict) or not isinstance(record.get("path"), str):
+            skipped += 1
+            continue
+        records.append(record)
+    with open_database(store.root) as database, database.transaction():
+        for record in records:
+            database.run(
+                """
+                INSERT INTO state.access AS a VALUES ($path, $access, $reinforced, $outcome, $accessed,
+                                                      $reinforced_at, $updated)
+                ON CONFLICT (path) DO UPDATE SET
+                    access_count = greatest(a.access_count, excluded.access_count),
+                    reinforcement_count = greatest(a.reinforcement_count, excluded.reinforcement_count),
+                    outcome_score = CASE WHEN coalesce(excluded.updated_at, '') > a.updated_at
+                                         THEN excluded.outcome_score ELSE a.outcome_score END,
+                    last_accessed_at = greatest(a.last_accessed_at, excluded.last_accessed_at),
+                    last_reinforced_at = greatest(a.last_reinforced_at, excluded.last_reinforced_at),
+                    updated_at = greatest(a.updated_at, excluded.updated_at)
+                """,
+                {
+                    "path": record["path"],
+                    "access": max(int(record.get("access_count") or 0), 0),
+                    "reinforced": max(int(record.get("reinforcement_count") or 0), 0),
+                    "outcome": max(-1.0, min(1.0, float(record.get("outcome_score") or 0))),
+                    "accessed": record.get("last_accessed_at"),
+                    "reinforced_at": record.get("last_reinforced_at"),
+                    "updated": record.get("updated_at") or "",
+                },
+            )
+    return {
+        "path": SIDECAR_PATH,
+        "rows": len(records) + skipped,
+        "restored": len(records),
+        "skipped": skipped,
+        "hasState": True,
+    }

@@ -1,0 +1,140 @@
+"""Read-only git access for the index: trees, blobs, diffs and the dirty working tree, in batches.
+
+Every read is one git process whatever the number of files (one `ls-tree`, one `cat-file --batch`,
+one `diff`, one `status`), so the cost of a catch-up grows with what changed, not with the corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from memhtml.contracts.corpus import DirtyEntry, TreeChange
+from memhtml.contracts.errors import GitFailure
+from memhtml.contracts.paths import is_memory_path
+from memhtml.store.commit import head_sha
+from memhtml.store.gitcmd import run_git
+
+_BUCKETS = ("projects", "areas", "resources", "archive")
+
+
+class GitCorpusReader:
+    """The `CorpusReader` port over one store's repository."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def head(self) -> str | None:
+        return head_sha(self.root)
+
+    def tree(self, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
+        # A short explicit list is cheaper as a pathspec; a long one would overflow the argument list.
+        pathspec = list(paths) if paths is not None and len(paths) <= 256 else list(_BUCKETS)
+        output = run_git(self.root, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", *pathspec]).stdout
+        entries: dict[str, str] = {}
+        for record in output.split(b"\0"):
+            if not record:
+                continue
+            meta, _, name = record.partition(b"\t")
+            mode, kind, sha = meta.decode().split(" ")
+            path = name.decode("utf-8", "surrogateescape")
+            if kind == "blob" and mode != "120000" and is_memory_path(path):
+                entries[path] = sha
+        if paths is not None:
+            wanted = set(paths)
+            entries = {path: sha for path, sha in entries.items() if path in wanted}
+        return entries
+
+    def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        wanted = list(dict.fromkeys(shas))
+        if not wanted:
+            return {}
+        request = "".join(sha + "\n" for sha in wanted).encode()
+        output = run_git(self.root, ["cat-file", "--batch"], stdin=request).stdout
+        contents: dict[str, bytes] = {}
+        offset = 0
+        for sha in wanted:
+            header_end = output.index(b"\n", offset)
+            header = output[offset:header_end].decode()
+            parts = header.split(" ")
+            if len(parts) != 3:  # "<sha> missing"
+                offset = header_end + 1
+                continue
+            size = int(parts[2])
+            start = header_end + 1
+            contents[sha] = output[start : start + size]
+            offset = start + size + 1
+        return contents
+
+    def changes(self, old: str, new: str) -> list[TreeChange]:
+        # --raw carries the new blob sha, so no tree walk is needed to read the changed files.
+        output = run_git(
+            self.root, ["diff", "--raw", "-M", "-z", "--no-color", "--no-abbrev", old, new, "--", *_BUCKETS]
+        ).stdout
+        fields = [field.decode("utf-8", "surrogateescape") for field in output.split(b"\0")]
+        changes: list[TreeChange] = []
+        index = 0
+        while index < len(fields) and fields[index].startswith(":"):
+            _, _, _, new_sha, status_field = fields[index][1:].split(" ")
+            status = status_field[0]
+            if status in ("R", "C"):
+                source, target = fields[index + 1], fields[index + 2]
+                index += 3
+                if status == "C" or not is_memory_path(source):
+                    if is_memory_path(target):
+                        changes.append(TreeChange("A", target, new_sha))  # a copy's source still lives
+                elif not is_memory_path(target):
+                    changes.append(TreeChange("D", source))
+                else:
+                    changes.append(TreeChange("R", target, new_sha, source))
+                continue
+            path = fields[index + 1]
+            index += 2
+            if is_memory_path(path):
+                kind = {"T": "M"}.get(status, status)
+                changes.append(TreeChange(kind, path, None if kind == "D" else new_sha))
+        return changes
+
+    def dirty(self) -> list[DirtyEntry]:
+        output = run_git(
+            self.root,
+            ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *_BUCKETS],
+        ).stdout
+        entries: list[DirtyEntry] = []
+        for record in output.split(b"\0"):
+            if len(record) < 4:
+                continue
+            code = record[:2].decode()
+            path = record[3:].decode("utf-8", "surrogateescape")
+            if code == "!!" or "U" in code or not is_memory_path(path):
+                continue
+            entries.append(DirtyEntry(path, deleted="D" in code or not (self.root / path).is_file()))
+        return entries
+
+    def worktree_blobs(self, paths: Sequence[str]) -> dict[str, tuple[str, bytes]]:
+        present = [path for path in paths if (self.root / path).is_file() and not (self.root / path).is_symlink()]
+        if not present:
+            return {}
+        listing = "".join(path + "\n" for path in present).encode("utf-8")
+        shas = run_git(self.root, ["hash-object", "--no-filters", "--stdin-paths"], stdin=listing).stdout
+        blobs: dict[str, tuple[str, bytes]] = {}
+        for path, sha in zip(present, shas.decode().split(), strict=True):
+            try:
+                blobs[path] = (sha, (self.root / path).read_bytes())
+            except OSError:
+                continue
+        return blobs
+
+    def resolve_commit(self, reference: str) -> tuple[str, str] | None:
+        try:
+            output = run_git(
+                self.root, ["log", "-1", "--format=%H %cI", f"{reference}^{{commit}}", "--"], ok_statuses=(0,)
+            ).stdout.decode()
+        except GitFailure:
+            return None
+        sha, _, instant = output.strip().partition(" ")
+        return (sha, instant) if sha else None
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        completed = run_git(self.root, ["merge-base", "--is-ancestor", ancestor, descendant], ok_statuses=(0, 1))
+        return completed.returncode == 0

@@ -1,0 +1,163 @@
+"""The index follows git: an incremental update after any sequence of changes leaves exactly the rows
+a full rebuild would, renames keep their row identity, and a reverted dirty edit is forgotten."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memhtml.index.database import database_paths, open_database
+from memhtml.index.indexer import rebuild, update
+from memhtml.store.gitread import GitCorpusReader
+from tests.conftest import git, run_cli
+
+NOW = "2026-11-30T06:00:00Z"
+
+
+def snapshot(root: Path) -> dict[str, Any]:
+    """Every index row that git determines, keyed by path (surrogate ids and clocks left out)."""
+    with open_database(root, read_only=True) as database:
+        files = database.rows("SELECT * EXCLUDE (doc_id, indexed_at) FROM files ORDER BY path")
+        postings = database.rows(
+            """
+            SELECT f.path, t.term, p.tf, p.dl FROM postings p JOIN terms t USING (term_id)
+            JOIN files f ON f.doc_id = p.doc_id ORDER BY 1, 2
+            """
+        )
+        children = {
+            table: database.rows(f"SELECT * FROM {table} ORDER BY ALL")
+            for table in ("file_tags", "file_entities", "file_facets", "file_citations", "edges")
+        }
+        watermark = database.rows("SELECT head_sha, dirty_paths FROM index_state")
+    return {"files": files, "postings": postings, "children": children, "watermark": watermark}
+
+
+def rebuilt_snapshot(root: Path, scratch: Path) -> dict[str, Any]:
+    """Rebuild a copy of the store from scratch and snapshot it."""
+    copy = scratch / "copy"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(root, copy, symlinks=True)
+    for database_file in database_paths(copy):
+        database_file.unlink(missing_ok=True)
+    with open_database(copy) as database:
+        rebuild(database, GitCorpusReader(copy), NOW)
+    shot = snapshot(copy)
+    return shot
+
+
+def updated_snapshot(root: Path) -> dict[str, Any]:
+    with open_database(root) as database:
+        update(database, GitCorpusReader(root), NOW)
+    return snapshot(root)
+
+
+def write(root: Path, title: str, claim: str, *extra: str) -> str:
+    answer = run_cli("write", "--repo", str(root), "--title", title, "--type", "semantic", "--claim", claim, *extra)
+    assert answer.status == 0, answer.stdout + answer.stderr
+    return str(answer.data["path"])
+
+
+def without_root(shot: dict[str, Any]) -> dict[str, Any]:
+    return shot
+
+
+@pytest.fixture
+def seeded(store_root: Path) -> Path:
+    write(
+        store_root,
+        "Pool ceiling",
+        "The connection pool ceiling is 64.",
+        "--tag",
+        "db",
+        "--entity",
+        "service:db",
+    )
+    write(store_root, "Retry budget", "The retry budget of the gateway is 3.", "--workspace", "payments")
+    write(store_root, "Deploy key", "Rotate the deploy key every 90 days.", "--tag", "ops")
+    return store_root
+
+
+def test_update_equals_rebuild_after_every_kind_of_change(seeded: Path, tmp_path: Path) -> None:
+    root = seeded
+    steps = []
+    # A committed rename (git mv), an edit, a delete, a new file by hand.
+    git(root, "mv", "resources/db/pool-ceiling.html", "resources/db/pool-ceiling-moved.html")
+    git(root, "commit", "-q", "-m", "move")
+    steps.append("rename")
+    retry = root / "projects/payments/retry-budget.html"
+    retry.write_text(retry.read_text().replace("is 3.", "is 4."))
+    git(root, "commit", "-q", "-am", "edit")
+    steps.append("edit")
+    git(root, "rm", "-q", "resources/ops/deploy-key.html")
+    git(root, "commit", "-q", "-m", "delete")
+    steps.append("delete")
+    write(root, "Cache ttl", "The cache ttl of the edge is 300 seconds.")
+    steps.append("write")
+    for step in steps:
+        assert step  # the sequence above is the scenario; each was applied
+    assert updated_snapshot(root) == rebuilt_snapshot(root, tmp_path)
+    # A dirty edit is projected, and forgotten again once reverted.
+    dirty = root / "projects/payments/retry-budget.html"
+    original = dirty.read_text()
+    dirty.write_text(original.replace("is 4.", "is 7 quokkafoo."))
+    dirty_shot = updated_snapshot(root)
+    assert dirty_shot == rebuilt_snapshot(root, tmp_path)
+    assert any("quokkafoo" in row[7] for row in dirty_shot["files"])  # fts_text
+    git(root, "checkout", "--", "projects/payments/retry-budget.html")
+    clean_shot = updated_snapshot(root)
+    assert not any("quokkafoo" in str(row) for row in clean_shot["files"])
+    assert clean_shot == rebuilt_snapshot(root, tmp_path)
+    # An untracked file, then deleted before any commit.
+    stray = root / "areas/inbox/stray.html"
+    shutil.copy(root / "projects/payments/retry-budget.html", stray)
+    stray.write_text(stray.read_text().replace("is 4.", "is 9 strayword."))
+    assert any("strayword" in str(row) for row in updated_snapshot(root)["files"])
+    stray.unlink()
+    gone = updated_snapshot(root)
+    assert not any("strayword" in str(row) for row in gone["files"])
+    assert gone == rebuilt_snapshot(root, tmp_path)
+
+
+def test_a_git_mv_keeps_the_row_identity_and_access_counters(seeded: Path) -> None:
+    root = seeded
+    path = "resources/db/pool-ceiling.html"
+    assert run_cli("read", "--repo", str(root), path).status == 0
+    with open_database(root) as database:
+        update(database, GitCorpusReader(root), NOW)
+        doc_id = database.value("SELECT doc_id FROM files WHERE path = $p", {"p": path})
+    git(root, "mv", path, "resources/db/renamed.html")
+    git(root, "commit", "-q", "-m", "rename")
+    with open_database(root) as database:
+        report = update(database, GitCorpusReader(root), NOW)
+        assert report.renamed == 1
+        assert database.value("SELECT doc_id FROM files WHERE path = 'resources/db/renamed.html'") == doc_id
+        assert database.value("SELECT access_count FROM state.access WHERE path = 'resources/db/renamed.html'") == 1
+        assert database.value("SELECT count(*) FROM files WHERE path = $p", {"p": path}) == 0
+
+
+def test_deleting_the_index_file_and_running_any_command_restores_it(seeded: Path) -> None:
+    root = seeded
+    for database_file in database_paths(root):
+        database_file.unlink()
+    found = run_cli("search", "--repo", str(root), "pool ceiling")
+    assert found.status == 0, found.stdout + found.stderr
+    assert [hit["path"] for hit in found.data["hits"]] == ["resources/db/pool-ceiling.html"]
+    database_paths(root)[0].unlink()
+    listed = run_cli("list", "--repo", str(root))
+    assert len(listed.data["files"]) == 3
+
+
+def test_a_second_active_copy_of_a_memory_is_skipped_and_reported(seeded: Path) -> None:
+    root = seeded
+    shutil.copy(root / "resources/db/pool-ceiling.html", root / "areas/inbox/copy.html")
+    report = run_cli("index", "update", "--repo", str(root))
+    assert report.status == 0
+    assert report.data["skipped"] == [
+        {
+            "path": "areas/inbox/copy.html",
+            "reason": "duplicate of resources/db/pool-ceiling.html: same content hash, both active",
+        }
+    ]
