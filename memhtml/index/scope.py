@@ -67,7 +67,6 @@ def scope_filter(scope: Scope, alias: str = "f") -> tuple[str, dict[str, Any]]:
             f"((NOT {alias}.archived AND {alias}.path IN (SELECT unnest($scope_live)))"
             f" OR ({alias}.archived AND {alias}.origin_path IN (SELECT unnest($scope_live))"
             f" AND coalesce({alias}.archived_at, '9999') > $scope_committed))"
-            f" AND {alias}.created_at <= $scope_committed"
         )
         parameters["scope_live"] = list(scope.as_of.live_paths)
         parameters["scope_committed"] = scope.as_of.instant

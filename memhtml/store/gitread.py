@@ -6,11 +6,13 @@ one `diff`, one `status`), so the cost of a catch-up grows with what changed, no
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from memhtml.contracts.corpus import DirtyEntry, TreeChange
 from memhtml.contracts.errors import GitFailure
+from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import is_memory_path
 from memhtml.store.commit import head_sha
 from memhtml.store.gitcmd import run_git
@@ -128,12 +130,15 @@ class GitCorpusReader:
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         try:
             output = run_git(
-                self.root, ["log", "-1", "--format=%H %cI", f"{reference}^{{commit}}", "--"], ok_statuses=(0,)
+                self.root, ["log", "-1", "--format=%H %ct", f"{reference}^{{commit}}", "--"], ok_statuses=(0,)
             ).stdout.decode()
         except GitFailure:
             return None
-        sha, _, instant = output.strip().partition(" ")
-        return (sha, instant) if sha else None
+        sha, _, seconds = output.strip().partition(" ")
+        if not sha or not seconds.isdigit():
+            return None
+        # The corpus's own instant form, so it compares as a string with the metas.
+        return sha, format_instant(dt.datetime.fromtimestamp(int(seconds), dt.UTC))
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         completed = run_git(self.root, ["merge-base", "--is-ancestor", ancestor, descendant], ok_statuses=(0, 1))
