@@ -31,5 +31,8 @@ step "${memhtml[@]}" write --dense --title "One writer and many readers share th
 echo; echo "# a refused write: no <mark>, so nothing touches the tree (exit 1)"
 "${memhtml[@]}" write --dense --title "No claim" --type semantic --article-html '<p>no mark</p>' || echo "exit status $?"
 step "${memhtml[@]}" read resources/infra/one-writer-and-many-readers-share-the-index.html --dense
+step "${memhtml[@]}" search "concurrent readers" --dense
+echo; echo "# nothing in the store mentions zebras: no hits, not the newest memories"
+step "${memhtml[@]}" search "zebra" --dense
 step git -C "$store" log --stat --format='%h %s'
 step "${memhtml[@]}" status

@@ -6,6 +6,7 @@ it a result or an error and it writes exactly one answer.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,12 +29,11 @@ class Door:
     def answer(self, response_type: str, data: dict[str, Any]) -> None:
         envelope = success(response_type, data)
         if self.json_mode:
-            sys.stdout.write(encode(envelope, dense=self.dense))
+            _write(encode(envelope, dense=self.dense))
         else:
             from memhtml.cli.render import render_success
 
             render_success(response_type, data)
-        sys.stdout.flush()
 
     def refuse(self, error: MemhtmlError) -> None:
         envelope = failure(error, write_command=self.command in WRITE_COMMANDS)
@@ -47,9 +47,19 @@ class Door:
 
     def _emit_failure(self, envelope: dict[str, Any]) -> None:
         if self.json_mode:
-            sys.stdout.write(encode(envelope, dense=self.dense))
+            _write(encode(envelope, dense=self.dense))
         else:
             from memhtml.cli.render import render_failure
 
             render_failure(envelope)
+
+
+def _write(text: str) -> None:
+    """Write the answer; a reader that went away must not turn a landed write into a failure."""
+    try:
+        sys.stdout.write(text)
         sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would complain again while flushing at exit; point stdout at nothing instead.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from memhtml import __version__
-from memhtml.cli.door import WRITE_COMMANDS, Door
+from memhtml.cli.door import Door
 from memhtml.cli.envelope import EXIT_OK
 from memhtml.cli.grammar import Invocation, parse_command_line
 from memhtml.contracts.errors import MemhtmlError, UsageError
@@ -28,7 +28,7 @@ def run(argv: list[str]) -> int:
         invocation = parse_command_line(argv, refuse_env_root=config.refuse_env_root, stdout_is_tty=stdout_is_tty)
     except UsageError as error:
         door = Door(
-            command=_command_words(argv),
+            command=error.command or "",
             json_mode=_wants_json(argv, config, stdout_is_tty),
             dense="--dense" in argv,
         )
@@ -76,12 +76,3 @@ def _dispatch(door: Door, invocation: Invocation) -> int:
 
 def _wants_json(argv: list[str], config: Config, stdout_is_tty: bool) -> bool:
     return "--json" in argv or config.force_json or not stdout_is_tty
-
-
-def _command_words(argv: list[str]) -> str:
-    """The write command a refused line names, if any, so its envelope still says `stored: false`."""
-    for first, second in zip(argv, [*argv[1:], ""], strict=True):
-        for phrase in (f"{first} {second}", first):
-            if phrase in WRITE_COMMANDS:
-                return phrase
-    return ""

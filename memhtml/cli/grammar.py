@@ -86,11 +86,6 @@ class Invocation:
         """The command to describe; None means the whole manifest."""
         return self.help_topic
 
-    @property
-    def wants_envelope(self) -> bool:
-        """Whether `--json` or a non-terminal stdout asks for the JSON envelope."""
-        return self.json or not self.stdout_is_tty
-
     def text(self, name: str) -> str | None:
         """The last value of string flag `name` (last wins), or its default, or None."""
         values = self._values_of(name)
@@ -253,6 +248,7 @@ def _unknown_command(words: list[str]) -> UsageError:
                 f"unknown command: {phrase} is a command of memhtml {COMPAT_VERSION} that this version "
                 "does not have yet",
                 ["memhtml manifest"],
+                command=phrase,
             )
     if len(words) == 1:
         family = family_members(words[0], _NAMES)
@@ -539,7 +535,7 @@ def _invocation(
 def _usage(command: CommandSpec, code: str, message: str, suggestions: list[str]) -> UsageError:
     """A usage error on a known command: `memhtml help <cmd>` always comes last; no duplicates."""
     unique = list(dict.fromkeys([*suggestions, f"memhtml help {command.name}"]))
-    return UsageError(code, message, unique)
+    return UsageError(code, message, unique, command=command.name)
 
 
 def _quoted(words: list[str] | tuple[str, ...]) -> str:

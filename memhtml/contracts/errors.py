@@ -62,9 +62,12 @@ class UsageError(MemhtmlError):
 
     usage = True
 
-    def __init__(self, code: str, message: str, suggestions: list[str] | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, suggestions: list[str] | None = None, *, command: str | None = None
+    ) -> None:
         super().__init__(message, suggestions)
         self.instance_code = code
+        self.command = command  # the command the line named, when the grammar got that far
 
     @property
     def envelope_code(self) -> str:

@@ -103,8 +103,3 @@ def memory_filename(slug: str, ordinal: int, date_prefix: str | None) -> str:
     if ordinal == 1 and stem in RESERVED_STEMS and date_prefix is None:
         stem = slug_with_ordinal(slug, 2)
     return f"{date_prefix}-{stem}.html" if date_prefix else f"{stem}.html"
-
-
-def href_for(path: str) -> str:
-    """The root-absolute href form of a repo-relative path."""
-    return "/" + path
