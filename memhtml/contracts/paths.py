@@ -10,6 +10,7 @@ import re
 import unicodedata
 from typing import Final
 
+from memhtml.contracts.errors import UsageError
 from memhtml.contracts.vocabulary import GENERATED_BASENAMES, PARA_BUCKETS
 
 SLUG_MAX: Final[int] = 80
@@ -103,3 +104,18 @@ def memory_filename(slug: str, ordinal: int, date_prefix: str | None) -> str:
     if ordinal == 1 and stem in RESERVED_STEMS and date_prefix is None:
         stem = slug_with_ordinal(slug, 2)
     return f"{date_prefix}-{stem}.html" if date_prefix else f"{stem}.html"
+
+
+def confine_memory_path(raw: str, command: str) -> str:
+    """The normalized corpus path named by `raw`, refused (exit 2) when it cannot name a memory."""
+    if "\0" in raw:
+        raise UsageError("ERR_INVALID_FLAG", f"{command}: the path contains a NUL byte", [f"memhtml help {command}"])
+    normalized = normalize_path(raw)
+    problem = path_problem(normalized)
+    if problem is not None:
+        raise UsageError(
+            "ERR_INVALID_FLAG",
+            f"{command}: `{raw}` is not a memory path: {problem}",
+            [f"memhtml help {command}"],
+        )
+    return normalized

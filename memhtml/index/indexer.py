@@ -15,6 +15,7 @@ from memhtml.contracts.corpus import CorpusReader
 from memhtml.index.database import Database
 from memhtml.index.projection import FileProjection, SkippedFile, project_file
 from memhtml.index.rows import ALL_TABLES, remove_paths, rename_path, store_projections
+from memhtml.index.watermark import watermark
 
 # Files are read and projected in slices so a 100k-file rebuild never holds every blob at once.
 REBUILD_SLICE: Final[int] = 2000
@@ -63,18 +64,6 @@ class PassReport:
             "embeddingsWritten": 0,
             "skipped": skipped,
         }
-
-
-def watermark(database: Database) -> tuple[str | None, list[str], bool]:
-    """(head_sha, paths last projected from the working tree, whether a pass ever completed)."""
-    row = database.rows("SELECT head_sha, dirty_paths, rebuilt_at FROM index_state WHERE id = 1")[0]
-    return row[0], list(row[1] or []), row[2] is not None
-
-
-def is_fresh(database: Database, reader: CorpusReader) -> bool:
-    """Whether the index already reflects HEAD (dirty files are projected by the next update)."""
-    head, _, built = watermark(database)
-    return built and head == reader.head()
 
 
 def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:

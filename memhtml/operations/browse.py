@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from memhtml.contracts.errors import PathNotFound
+from memhtml.contracts.paths import confine_memory_path
 from memhtml.contracts.vocabulary import MEMORY_RELS
 from memhtml.index.database import Database
 from memhtml.index.scope import Scope, scope_filter
 from memhtml.operations.indexing import fresh_index, now_instant
-from memhtml.operations.read import confine_memory_path
 from memhtml.store.repository import open_store
 
 NEIGHBOR_SCAN_CAP: Final[int] = 10_000

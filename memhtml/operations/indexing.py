@@ -17,7 +17,7 @@ from typing import Any
 from memhtml.contracts.errors import MemhtmlError
 from memhtml.contracts.instants import format_instant
 from memhtml.index.database import Database, index_exists, open_database, pending_migrations
-from memhtml.index.indexer import PassReport, is_fresh, rebuild, update, watermark
+from memhtml.index.watermark import is_fresh, watermark
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store, open_store
 
@@ -26,29 +26,37 @@ def now_instant() -> str:
     return format_instant(dt.datetime.now(dt.UTC))
 
 
-def _needs_catch_up(store: Store, reader: GitCorpusReader) -> bool:
-    if not index_exists(store.root):
-        return True
-    with open_database(store.root, read_only=True) as database:
-        return pending_migrations(database) or not is_fresh(database, reader)
+def catch_up(database: Database, reader: GitCorpusReader, *, worktree: bool = False) -> Any:
+    """Bring the index up to HEAD. The indexer is imported here, not at module load: it pulls in the
+    HTML parser, which a read command on a fresh index never needs."""
+    from memhtml.index.indexer import update
+
+    return update(database, reader, now_instant(), worktree=worktree)
 
 
 @contextmanager
 def fresh_index(store: Store, *, writable: bool = False) -> Iterator[Database]:
     """The store's index, caught up with HEAD's commits (not the dirty tree), open for this command.
 
-    Read-only when fresh and `writable` is not asked for, so concurrent readers never block each other.
+    A fresh index is opened once, read-only, so concurrent readers never block each other; a stale or
+    missing one (or `writable`) is opened read-write and caught up first.
     """
     reader = GitCorpusReader(store.root)
-    stale = _needs_catch_up(store, reader)
-    with open_database(store.root, read_only=not (stale or writable)) as database:
-        if stale:
-            update(database, reader, now_instant(), worktree=False)
+    if index_exists(store.root) and not writable:
+        with ExitStack() as stack:
+            database = stack.enter_context(open_database(store.root, read_only=True))
+            if database.read_only and not pending_migrations(database) and is_fresh(database, reader):
+                yield database
+                return
+    with open_database(store.root) as database:
+        catch_up(database, reader)
         yield database
 
 
 def rebuild_index(root: Path) -> dict[str, Any]:
     """`index rebuild`: every memory in HEAD, then the dirty working tree."""
+    from memhtml.index.indexer import rebuild
+
     store = open_store(root)
     with open_database(store.root) as database:
         return rebuild(database, GitCorpusReader(store.root), now_instant()).as_data()
@@ -58,8 +66,9 @@ def update_index(root: Path) -> dict[str, Any]:
     """`index update`: the commits since the watermark, then the dirty working tree."""
     store = open_store(root)
     with open_database(store.root) as database:
-        report: PassReport = update(database, GitCorpusReader(store.root), now_instant())
-        return report.as_data()
+        report = catch_up(database, GitCorpusReader(store.root), worktree=True)
+        data: dict[str, Any] = report.as_data()
+        return data
 
 
 def index_status(root: Path) -> dict[str, Any]:
@@ -129,7 +138,7 @@ class IndexSession:
         if self.database is None:
             return self.warning()
         try:
-            update(self.database, self.reader, now_instant(), worktree=False)
+            catch_up(self.database, self.reader)
             if session_link is not None:
                 record_session_link(self.database, session_link)
         except Exception as error:
@@ -151,7 +160,7 @@ def writable_index(store: Store) -> Iterator[IndexSession]:
     with ExitStack() as stack:
         try:
             database = stack.enter_context(open_database(store.root))
-            update(database, GitCorpusReader(store.root), now_instant(), worktree=False)
+            catch_up(database, GitCorpusReader(store.root))
         except MemhtmlError as error:
             stack.close()
             yield IndexSession(store, None, error.message)

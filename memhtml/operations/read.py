@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memhtml.contracts.errors import InvalidMemory, PathNotFound, UsageError
-from memhtml.contracts.paths import is_archived_path, normalize_path, path_problem
+from memhtml.contracts.errors import InvalidMemory, PathNotFound
+from memhtml.contracts.paths import confine_memory_path, is_archived_path
 from memhtml.html.document import ParsedMemory, parse_memory
 from memhtml.html.validate import check_memory
 from memhtml.operations.indexing import record_access
@@ -13,21 +13,6 @@ from memhtml.store.repository import open_store
 
 # Only commands that exist are suggested; `resolve` and `search` join once they are built.
 _NOT_FOUND_SUGGESTIONS = ["memhtml status"]
-
-
-def confine_memory_path(raw: str, command: str) -> str:
-    """The normalized corpus path named by `raw`, refused (exit 2) when it cannot name a memory."""
-    if "\0" in raw:
-        raise UsageError("ERR_INVALID_FLAG", f"{command}: the path contains a NUL byte", [f"memhtml help {command}"])
-    normalized = normalize_path(raw)
-    problem = path_problem(normalized)
-    if problem is not None:
-        raise UsageError(
-            "ERR_INVALID_FLAG",
-            f"{command}: `{raw}` is not a memory path: {problem}",
-            [f"memhtml help {command}"],
-        )
-    return normalized
 
 
 def read(

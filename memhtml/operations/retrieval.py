@@ -86,7 +86,8 @@ def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
         order = mmr([(hit.path, None) for hit in fused], request.limit, MMR_LAMBDA)
         scores = {hit.path: hit.score for hit in fused}
         details = hydrate(database, order)
-        archived = _archived_hint(database, query, scope, request)
+        # The hint answers "why nothing?": only asked when no live memory matched.
+        archived = _archived_hint(database, query, scope, request) if not order else []
     hits = [_hit(details[path], scores[path]) for path in order if path in details]
     return {
         "hits": hits,
