@@ -13,7 +13,8 @@ from typing import Any, Final
 
 from memhtml.contracts.corpus import CorpusReader
 from memhtml.index.database import Database
-from memhtml.index.projection import FileProjection, SkippedFile, project_file
+from memhtml.index.parallel import PendingProjection, project_items, projection_pool
+from memhtml.index.projection import FileProjection, SkippedFile
 from memhtml.index.rows import ALL_TABLES, remove_paths, rename_path, store_projections
 from memhtml.index.watermark import watermark
 
@@ -76,12 +77,21 @@ def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:
         for table in ALL_TABLES:
             database.run(f"DELETE FROM {table}")
         paths = sorted(tree)
-        for start in range(0, len(paths), REBUILD_SLICE):
-            batch = paths[start : start + REBUILD_SLICE]
-            contents = reader.blobs(tree[path] for path in batch)
-            projected = _project_all(((path, tree[path], contents.get(tree[path])) for path in batch), now, report)
-            report.skipped += store_projections(database, projected, sort_postings=True)
-            report.files_indexed += len(projected)
+        slices = [paths[start : start + REBUILD_SLICE] for start in range(0, len(paths), REBUILD_SLICE)]
+        with projection_pool(len(paths)) as pool:
+
+            def start(batch: list[str]) -> PendingProjection:
+                contents = reader.blobs(tree[path] for path in batch)
+                return PendingProjection(pool, [(path, tree[path], contents.get(tree[path])) for path in batch], now)
+
+            pending = start(slices[0]) if slices else None
+            for number in range(len(slices)):
+                assert pending is not None
+                results = pending.results()
+                # Workers project the next slice while this one is written.
+                pending = start(slices[number + 1]) if number + 1 < len(slices) else None
+                projected = _sorted_results(results, report)
+                report.skipped += store_projections(database, projected, sort_postings=True)
         _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
         database.run(
             "UPDATE index_state SET head_sha = $head, rebuilt_at = $now, updated_at = $now WHERE id = 1",
@@ -173,17 +183,7 @@ def _project_working_tree(
 
 
 def _project_all(items: Iterable[tuple[str, str, bytes | None]], now: str, report: PassReport) -> list[FileProjection]:
-    projected: list[FileProjection] = []
-    for path, sha, content in items:
-        if content is None:
-            report.skipped.append(SkippedFile(path, "blob could not be read"))
-            continue
-        result = project_file(path, sha, content, now)
-        if isinstance(result, SkippedFile):
-            report.skipped.append(result)
-        else:
-            projected.append(result)
-    return projected
+    return _sorted_results(project_items(list(items), now), report)
 
 
 def _move_state_rows(database: Database, renames: Sequence[tuple[str, str]]) -> None:
@@ -194,6 +194,16 @@ def _move_state_rows(database: Database, renames: Sequence[tuple[str, str]]) -> 
         for old, new in renames:
             database.run("DELETE FROM state.access WHERE path = $new AND $new <> $old", {"old": old, "new": new})
             database.run("UPDATE state.access SET path = $new WHERE path = $old", {"old": old, "new": new})
+
+
+def _sorted_results(results: Sequence[FileProjection | SkippedFile], report: PassReport) -> list[FileProjection]:
+    projected: list[FileProjection] = []
+    for result in results:
+        if isinstance(result, SkippedFile):
+            report.skipped.append(result)
+        else:
+            projected.append(result)
+    return projected
 
 
 def _all_paths(database: Database) -> list[str]:
