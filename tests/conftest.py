@@ -72,6 +72,21 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
     return Answer(completed.returncode, completed.stdout, completed.stderr)
 
 
+def run_cli_concurrently(argument_lists: list[list[str]]) -> list[Answer]:
+    """Start every command line at once (real processes racing for the store), then collect them."""
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "memhtml", *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for arguments in argument_lists
+    ]
+    answers = []
+    for process in processes:
+        stdout, stderr = process.communicate(timeout=300)
+        answers.append(Answer(process.returncode, stdout, stderr))
+    return answers
+
+
 def git(root: Path, *args: str) -> str:
     completed = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True)
     return completed.stdout

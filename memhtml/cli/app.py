@@ -6,11 +6,14 @@ so typer here only converts values and dispatches; the global flags travel in th
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memhtml.cli.door import Door
+
+if TYPE_CHECKING:
+    from memhtml.operations.retrieval import RetrievalRequest
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False)
 index_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
@@ -114,25 +117,32 @@ def _facets(values: list[str] | None) -> list[tuple[str, str]]:
     return pairs
 
 
-@app.command("search")
-def search_command(
-    context: typer.Context,
-    query: Annotated[str, typer.Argument()],
-    memory_type: Annotated[list[str] | None, typer.Option("--type")] = None,
-    workspace: Annotated[str | None, typer.Option("--workspace")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
-    entity: Annotated[str | None, typer.Option("--entity")] = None,
-    facet: Annotated[list[str] | None, typer.Option("--facet")] = None,
-    include_archived: Annotated[bool, typer.Option("--include-archived/--no-include-archived")] = False,
-    as_of: Annotated[str | None, typer.Option("--as-of")] = None,
-    limit: Annotated[int, typer.Option("--limit")] = 10,
-) -> None:
-    """Relevant memories for a query, best first."""
-    from memhtml.operations.retrieval import RetrievalRequest, search
+# The scope options search and recall share, declared once.
+TypesOption = Annotated[list[str] | None, typer.Option("--type")]
+WorkspaceOption = Annotated[str | None, typer.Option("--workspace")]
+TagsOption = Annotated[list[str] | None, typer.Option("--tag")]
+EntityOption = Annotated[str | None, typer.Option("--entity")]
+FacetsOption = Annotated[list[str] | None, typer.Option("--facet")]
+ArchivedOption = Annotated[bool, typer.Option("--include-archived/--no-include-archived")]
+AsOfOption = Annotated[str | None, typer.Option("--as-of")]
 
-    door = _door(context)
-    assert door.root is not None
-    request = RetrievalRequest(
+
+def _retrieval(
+    query: str,
+    memory_type: list[str] | None,
+    workspace: str | None,
+    tag: list[str] | None,
+    entity: str | None,
+    facet: list[str] | None,
+    include_archived: bool,
+    as_of: str | None,
+    *,
+    limit: int = 10,
+    budget: int = 16000,
+) -> RetrievalRequest:
+    from memhtml.operations.retrieval import RetrievalRequest
+
+    return RetrievalRequest(
         query=query,
         memory_types=memory_type or [],
         workspace=workspace,
@@ -142,7 +152,29 @@ def search_command(
         include_archived=include_archived,
         as_of=as_of,
         limit=limit,
+        budget=budget,
     )
+
+
+@app.command("search")
+def search_command(
+    context: typer.Context,
+    query: Annotated[str, typer.Argument()],
+    memory_type: TypesOption = None,
+    workspace: WorkspaceOption = None,
+    tag: TagsOption = None,
+    entity: EntityOption = None,
+    facet: FacetsOption = None,
+    include_archived: ArchivedOption = False,
+    as_of: AsOfOption = None,
+    limit: Annotated[int, typer.Option("--limit")] = 10,
+) -> None:
+    """Relevant memories for a query, best first."""
+    from memhtml.operations.retrieval import search
+
+    door = _door(context)
+    assert door.root is not None
+    request = _retrieval(query, memory_type, workspace, tag, entity, facet, include_archived, as_of, limit=limit)
     door.answer("memory.hits", search(door.root, request))
 
 
@@ -150,31 +182,21 @@ def search_command(
 def recall_command(
     context: typer.Context,
     query: Annotated[str, typer.Argument()],
-    memory_type: Annotated[list[str] | None, typer.Option("--type")] = None,
-    workspace: Annotated[str | None, typer.Option("--workspace")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
-    entity: Annotated[str | None, typer.Option("--entity")] = None,
-    facet: Annotated[list[str] | None, typer.Option("--facet")] = None,
-    include_archived: Annotated[bool, typer.Option("--include-archived/--no-include-archived")] = False,
-    as_of: Annotated[str | None, typer.Option("--as-of")] = None,
+    memory_type: TypesOption = None,
+    workspace: WorkspaceOption = None,
+    tag: TagsOption = None,
+    entity: EntityOption = None,
+    facet: FacetsOption = None,
+    include_archived: ArchivedOption = False,
+    as_of: AsOfOption = None,
     budget: Annotated[int, typer.Option("--budget")] = 16000,
 ) -> None:
     """The best memories quoted under a character budget, the rest as index lines."""
-    from memhtml.operations.retrieval import RetrievalRequest, recall
+    from memhtml.operations.retrieval import recall
 
     door = _door(context)
     assert door.root is not None
-    request = RetrievalRequest(
-        query=query,
-        memory_types=memory_type or [],
-        workspace=workspace,
-        tags=tag or [],
-        entity=entity,
-        facets=_facets(facet),
-        include_archived=include_archived,
-        as_of=as_of,
-        budget=budget,
-    )
+    request = _retrieval(query, memory_type, workspace, tag, entity, facet, include_archived, as_of, budget=budget)
     door.answer("recall.pack", recall(door.root, request))
 
 

@@ -7,7 +7,7 @@ validity window (event time) or with the set of paths live at a commit (transact
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -37,7 +37,6 @@ class Scope:
     include_archived: bool = False
     as_of: AsOfValidity | AsOfCommit | None = None
     only_archived: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def narrowing(self) -> bool:

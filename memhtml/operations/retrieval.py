@@ -4,7 +4,7 @@ hydration, snippets, and the disclosure fold of recall."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -41,7 +41,6 @@ class RetrievalRequest:
     as_of: str | None = None
     limit: int = 10
     budget: int = 16000
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def resolve_as_of(store: Store, as_of: str | None, command: str) -> AsOfValidity | AsOfCommit | None:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import git, run_cli
+from tests.conftest import git, run_cli, run_cli_concurrently
 
 CLAIM = [
     "--title",
@@ -320,12 +318,9 @@ def test_status_reports_dirty_paths_and_counts(store_root: Path) -> None:
 
 def test_parallel_writers_each_commit_exactly_their_own_file(store_root: Path) -> None:
     before = commit_count(store_root)
-    processes = [
-        subprocess.Popen(
+    answers = run_cli_concurrently(
+        [
             [
-                sys.executable,
-                "-m",
-                "memhtml",
                 "write",
                 "--repo",
                 str(store_root),
@@ -335,14 +330,11 @@ def test_parallel_writers_each_commit_exactly_their_own_file(store_root: Path) -
                 "semantic",
                 "--claim",
                 f"Writer number {i} wrote this.",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for i in range(8)
-    ]
-    outputs = [process.communicate() for process in processes]
-    assert [process.returncode for process in processes] == [0] * 8, outputs
+            ]
+            for i in range(8)
+        ]
+    )
+    assert [answer.status for answer in answers] == [0] * 8, [answer.stdout for answer in answers]
     assert commit_count(store_root) == before + 8
     shas = git(store_root, "rev-list", "--max-count=8", "HEAD").split()
     for sha in shas:

@@ -3,12 +3,10 @@ from disk but alive in HEAD, uncommitted leftovers, git's own directory, killed 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from memhtml.contracts.paths import slug_with_ordinal
-from tests.conftest import git, run_cli
+from tests.conftest import git, run_cli, run_cli_concurrently
 
 FACT = ["--type", "semantic", "--claim", "The retry budget of the gateway is 3."]
 
@@ -97,12 +95,9 @@ def test_a_killed_writer_leaves_nothing_that_breaks_the_next_one(store_root: Pat
 
 def test_contended_identical_writes_store_each_fact_once(store_root: Path) -> None:
     before = int(git(store_root, "rev-list", "--count", "HEAD"))
-    processes = [
-        subprocess.Popen(
+    answers = run_cli_concurrently(
+        [
             [
-                sys.executable,
-                "-m",
-                "memhtml",
                 "write",
                 "--repo",
                 str(store_root),
@@ -112,18 +107,12 @@ def test_contended_identical_writes_store_each_fact_once(store_root: Path) -> No
                 "semantic",
                 "--claim",
                 f"Shared fact number {i % 4}.",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for i in range(12)
-    ]
-    outcomes = []
-    for process in processes:
-        stdout, _ = process.communicate()
-        assert process.returncode == 0, stdout
-        outcomes.append(__import__("json").loads(stdout)["data"]["outcome"])
+            ]
+            for i in range(12)
+        ]
+    )
+    assert [answer.status for answer in answers] == [0] * 12, [answer.stdout for answer in answers]
+    outcomes = [answer.data["outcome"] for answer in answers]
     assert sorted(outcomes) == ["unchanged"] * 8 + ["written"] * 4
     assert int(git(store_root, "rev-list", "--count", "HEAD")) == before + 4
     memory_files = sorted(str(p.relative_to(store_root)) for p in (store_root / "areas/inbox").glob("*.html"))
