@@ -176,19 +176,19 @@ def _insert_postings(
         new_ids = list(range(start, start + len(unknown)))
         database.insert_columns("terms", {"term_id": new_ids, "term": unknown})
         known.update(zip(unknown, new_ids, strict=True))
-    postings: list[tuple[int, int, int, int]] = []
+    term_ids: list[int] = []
+    doc_column: list[int] = []
+    frequencies: list[int] = []
+    lengths: list[int] = []
     for projection in projections:
-        doc_id = doc_ids[projection.path]
-        length = projection.row["doc_len"]
-        postings.extend((known[term], doc_id, count, length) for term, count in projection.terms.items())
-    if sort_postings:
-        postings.sort()  # clustered by term so row-group zonemaps prune the scans of a query's terms
-    database.insert_columns(
+        terms = projection.terms
+        term_ids.extend(known[term] for term in terms)
+        frequencies.extend(terms.values())
+        doc_column.extend([doc_ids[projection.path]] * len(terms))
+        lengths.extend([projection.row["doc_len"]] * len(terms))
+    database.insert_integers(
         "postings",
-        {
-            "term_id": [posting[0] for posting in postings],
-            "doc_id": [posting[1] for posting in postings],
-            "tf": [posting[2] for posting in postings],
-            "dl": [posting[3] for posting in postings],
-        },
+        {"term_id": term_ids, "doc_id": doc_column, "tf": frequencies, "dl": lengths},
+        # Clustered by term, row-group zonemaps prune the scans of a query's terms.
+        order_by="term_id, doc_id" if sort_postings else None,
     )
