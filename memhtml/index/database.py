@@ -85,16 +85,24 @@ class Database:
         )
 
     def insert_integers(self, table: str, columns: Mapping[str, Sequence[int]], *, order_by: str | None = None) -> None:
-        """Insert integer columns as one NumPy batch (no per-value type checks), optionally sorted."""
-        import numpy
-
+        """Insert integer columns in one statement, optionally sorted: a NumPy batch when large (no
+        per-value checks), list parameters when small (importing NumPy alone costs ≈70 ms)."""
         names = list(columns)
         if not names or not columns[names[0]]:
             return
+        order = f" ORDER BY {order_by}" if order_by else ""
+        if len(columns[names[0]]) < NUMPY_BATCH_THRESHOLD:
+            selects = ", ".join(f"unnest(${name}) AS {name}" for name in names)
+            self.run(
+                f"INSERT INTO {table} ({', '.join(names)}) SELECT * FROM (SELECT {selects}){order}",
+                {name: list(columns[name]) for name in names},
+            )
+            return
+        import numpy
+
         view = f"batch_{table}"
         self._connection.register(view, {name: numpy.asarray(columns[name], dtype=numpy.int64) for name in names})
         try:
-            order = f" ORDER BY {order_by}" if order_by else ""
             self.run(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {view}{order}")
         finally:
             self._connection.unregister(view)

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from memhtml.contracts.corpus import CorpusReader
+from memhtml.contracts.corpus import CorpusReader, TreeChange
+from memhtml.contracts.errors import GitFailure
 from memhtml.index.database import Database
 from memhtml.index.parallel import PendingProjection, project_items, projection_pool
 from memhtml.index.projection import FileProjection, SkippedFile
@@ -111,13 +112,18 @@ def update(database: Database, reader: CorpusReader, now: str, *, worktree: bool
     head = reader.head()
     if not built or (indexed_head is None and head is not None):
         return rebuild(database, reader, now)  # never completed, or a rebuild was cut short
-    moved = indexed_head is not None and head is not None and indexed_head != head
-    if moved and reader.resolve_commit(str(indexed_head)) is None:
-        return rebuild(database, reader, now)  # the watermark's commit is gone (history rewritten)
+    changes: list[TreeChange] = []
+    if indexed_head is not None and head is not None and indexed_head != head:
+        try:
+            changes = reader.changes(indexed_head, head)
+        except GitFailure:
+            return rebuild(database, reader, now)  # the watermark's commit is gone (history rewritten)
     report = PassReport("update", head)
+    if head == indexed_head and not worktree:
+        return report  # already at HEAD: writing nothing keeps the close from checkpointing
     with database.transaction():
-        if head != indexed_head and head is not None and indexed_head is not None:
-            _apply_commits(database, reader, indexed_head, head, now=now, report=report)
+        if changes:
+            _apply_commits(database, reader, changes, now=now, report=report)
         elif head is None and indexed_head is not None:
             report.removed += remove_paths(database, _all_paths(database))
         if worktree:
@@ -131,9 +137,8 @@ def update(database: Database, reader: CorpusReader, now: str, *, worktree: bool
 
 
 def _apply_commits(
-    database: Database, reader: CorpusReader, old: str, new: str, *, now: str, report: PassReport
+    database: Database, reader: CorpusReader, changes: Sequence[TreeChange], *, now: str, report: PassReport
 ) -> None:
-    changes = reader.changes(old, new)
     removed = [change.path for change in changes if change.status == "D"]
     report.removed += remove_paths(database, removed)
     for change in changes:

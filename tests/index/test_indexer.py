@@ -161,3 +161,15 @@ def test_a_second_active_copy_of_a_memory_is_skipped_and_reported(seeded: Path) 
             "reason": "duplicate of resources/db/pool-ceiling.html: same content hash, both active",
         }
     ]
+
+
+def test_a_watermark_whose_commit_is_gone_triggers_a_rebuild(seeded: Path, tmp_path: Path) -> None:
+    root = seeded
+    assert run_cli("index", "update", "--repo", str(root)).status == 0
+    # Rewrite the last commit and purge the old one, so the watermark names a commit that no longer exists.
+    git(root, "commit", "-q", "--amend", "-m", "rewritten")
+    git(root, "reflog", "expire", "--expire=now", "--all")
+    git(root, "gc", "-q", "--prune=now")
+    report = run_cli("index", "update", "--repo", str(root))
+    assert report.status == 0 and report.data["mode"] == "rebuild"
+    assert snapshot(root) == rebuilt_snapshot(root, tmp_path)
