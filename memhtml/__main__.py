@@ -2,4 +2,6 @@
 
 from memhtml.cli.entry import main
 
-main()
+# Guarded: worker processes of a parallel rebuild import the main module and must not run the CLI.
+if __name__ == "__main__":
+    main()

@@ -18,6 +18,7 @@ MAX_PATH_CHARS: Final[int] = 1024
 MAX_SEGMENT_BYTES: Final[int] = 255  # what file systems accept for one name
 MAX_COLLISION_ORDINAL: Final[int] = 1000
 _NON_SLUG: Final = re.compile(r"[^a-z0-9]+")
+_CONTROL_CHARACTER: Final = re.compile(r"[\x00-\x1f\x7f]")
 _ARCHIVED: Final = re.compile(r"^archive/(\d{4,})/(.+)$")
 # Stems that would collide with generated artifacts (`index.html` is overwritten by publishing).
 RESERVED_STEMS: Final[frozenset[str]] = frozenset({"index"})
@@ -36,7 +37,7 @@ def path_problem(path: str) -> str | None:
     segments = path.split("/")
     if any(segment in ("", ".", "..") for segment in segments):
         return "it has an empty, `.` or `..` segment"
-    if any(ord(character) < 32 or ord(character) == 127 for character in path):
+    if _CONTROL_CHARACTER.search(path):
         return "it contains a control character"
     # `.git` (in any case) is git's own; git silently refuses to track paths through it.
     if any(segment.startswith(".") for segment in segments):

@@ -92,7 +92,7 @@ def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:
                 # Workers project the next slice while this one is written.
                 pending = start(slices[number + 1]) if number + 1 < len(slices) else None
                 projected = _sorted_results(results, report)
-                report.skipped += store_projections(database, projected, sort_postings=True)
+                report.skipped += store_projections(database, projected, bulk=True)
         _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
         database.run(
             "UPDATE index_state SET head_sha = $head, rebuilt_at = $now, updated_at = $now WHERE id = 1",

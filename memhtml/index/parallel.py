@@ -11,6 +11,7 @@ import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Final
 
@@ -51,15 +52,24 @@ class PendingProjection:
     """Projections of one slice, computed now (no pool) or in workers (collected by `results`)."""
 
     def __init__(self, pool: Executor | None, items: Sequence[Item], now: str) -> None:
+        self._items = items
+        self._now = now
         self._ready: list[Projected] | None = None
         self._futures: list[Future[list[Projected]]] = []
         if pool is None:
             self._ready = project_items(items, now)
-        else:
+            return
+        try:
             for start in range(0, len(items), CHUNK_FILES):
                 self._futures.append(pool.submit(project_items, list(items[start : start + CHUNK_FILES]), now))
+        except (BrokenProcessPool, OSError, RuntimeError):
+            self._ready = project_items(items, now)
 
     def results(self) -> list[Projected]:
+        """The slice's projections; if the workers died (or could not start), computed here instead."""
         if self._ready is not None:
             return self._ready
-        return [projected for future in self._futures for projected in future.result()]
+        try:
+            return [projected for future in self._futures for projected in future.result()]
+        except (BrokenProcessPool, OSError):
+            return project_items(self._items, self._now)

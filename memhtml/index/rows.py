@@ -65,19 +65,22 @@ def active_hash_owners(database: Database, hashes: Sequence[str]) -> dict[str, s
 
 
 def store_projections(
-    database: Database, projections: Sequence[FileProjection], *, sort_postings: bool = False
+    database: Database, projections: Sequence[FileProjection], *, bulk: bool = False
 ) -> list[SkippedFile]:
     """Replace the rows of each projected path; a second active copy of one content hash is skipped.
 
-    Callers run this inside a transaction. Existing paths keep their doc_id.
+    Callers run this inside a transaction. Existing paths keep their doc_id. `bulk` is for a rebuild
+    into emptied tables: nothing to replace, and postings are stored clustered by term.
     """
     if not projections:
         return []
     paths = [projection.path for projection in projections]
-    existing_ids = dict(
-        database.rows("SELECT path, doc_id FROM files WHERE path IN (SELECT unnest($paths))", {"paths": paths})
-    )
-    remove_paths(database, paths)
+    existing_ids: dict[str, int] = {}
+    if not bulk:
+        existing_ids = dict(
+            database.rows("SELECT path, doc_id FROM files WHERE path IN (SELECT unnest($paths))", {"paths": paths})
+        )
+        remove_paths(database, paths)
     accepted, skipped = _without_duplicate_hashes(database, projections)
     if not accepted:
         return skipped
@@ -86,7 +89,7 @@ def store_projections(
     doc_ids = {**existing_ids, **dict(zip(fresh, new_ids, strict=True))}
     _insert_files(database, accepted, doc_ids)
     _insert_children(database, accepted)
-    _insert_postings(database, accepted, doc_ids, sort_postings)
+    _insert_postings(database, accepted, doc_ids, sort_postings=bulk)
     return skipped
 
 
@@ -162,7 +165,7 @@ def _insert_children(database: Database, projections: Sequence[FileProjection]) 
 
 
 def _insert_postings(
-    database: Database, projections: Sequence[FileProjection], doc_ids: dict[str, int], sort_postings: bool
+    database: Database, projections: Sequence[FileProjection], doc_ids: dict[str, int], *, sort_postings: bool
 ) -> None:
     vocabulary = sorted({term for projection in projections for term in projection.terms})
     if not vocabulary:

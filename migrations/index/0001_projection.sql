@@ -47,16 +47,12 @@ CREATE TABLE files (
     active_hash     VARCHAR UNIQUE
 );
 
-CREATE TABLE file_tags (path VARCHAR NOT NULL, tag VARCHAR NOT NULL, PRIMARY KEY (path, tag));
-CREATE TABLE file_entities (
-    path VARCHAR NOT NULL, entity_type VARCHAR NOT NULL, entity_name VARCHAR NOT NULL,
-    PRIMARY KEY (path, entity_type, entity_name)
-);
-CREATE TABLE file_facets (
-    path VARCHAR NOT NULL, name VARCHAR NOT NULL, value VARCHAR NOT NULL, numeric_value DOUBLE,
-    PRIMARY KEY (path, name, value)
-);
-CREATE TABLE file_citations (path VARCHAR NOT NULL, text VARCHAR NOT NULL, href VARCHAR, PRIMARY KEY (path, text));
+-- Child rows are deduplicated by the projection; no keys here, because DuckDB's ART indexes make
+-- bulk loads several times slower and these tables are only ever scanned.
+CREATE TABLE file_tags (path VARCHAR NOT NULL, tag VARCHAR NOT NULL);
+CREATE TABLE file_entities (path VARCHAR NOT NULL, entity_type VARCHAR NOT NULL, entity_name VARCHAR NOT NULL);
+CREATE TABLE file_facets (path VARCHAR NOT NULL, name VARCHAR NOT NULL, value VARCHAR NOT NULL, numeric_value DOUBLE);
+CREATE TABLE file_citations (path VARCHAR NOT NULL, text VARCHAR NOT NULL, href VARCHAR);
 
 CREATE TABLE edges (
     src_path   VARCHAR NOT NULL,
@@ -64,7 +60,6 @@ CREATE TABLE edges (
     dst_path   VARCHAR NOT NULL,
     edge_class VARCHAR NOT NULL CHECK (edge_class IN ('memory', 'person', 'provenance', 'task')),
     derived    BOOLEAN NOT NULL DEFAULT false,
-    PRIMARY KEY (src_path, rel, dst_path),
     CHECK (src_path <> dst_path)
 );
 

@@ -40,3 +40,32 @@ def test_parallel_and_serial_rebuilds_agree(store_root: Path, monkeypatch: pytes
         == ["areas/inbox/broken.html"]
     )
     assert snapshot(store_root) == parallel_rows
+
+
+def test_a_rebuild_whose_workers_cannot_start_falls_back_to_one_process(tmp_path: Path) -> None:
+    """An embedding program whose main module workers cannot import must still get a full rebuild."""
+    import subprocess
+    import sys
+
+    from tests.conftest import run_cli
+
+    root = tmp_path / "store"
+    assert run_cli("init", "--repo", str(root)).status == 0
+    for number in range(parallel.PARALLEL_MINIMUM_FILES + 5):
+        target = root / "areas" / "inbox" / f"m{number:05d}.html"
+        target.write_text(memory_file(f"M{number}", f"Memory number {number} mentions egret."))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "bulk")
+    program = (
+        "from pathlib import Path\n"
+        "from memhtml.index.database import open_database\n"
+        "from memhtml.index.indexer import rebuild\n"
+        "from memhtml.store.gitread import GitCorpusReader\n"
+        f"root = Path({str(root)!r})\n"
+        "with open_database(root) as database:\n"
+        "    print(rebuild(database, GitCorpusReader(root), 'now').files_indexed)\n"
+    )
+    # The program comes on stdin: a worker cannot re-import a `<stdin>` main module.
+    done = subprocess.run([sys.executable, "-"], input=program, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == str(parallel.PARALLEL_MINIMUM_FILES + 5)
