@@ -1,0 +1,496 @@
+"""Whole-process timing of `index rebuild`, `index update` and `search`, ours against the original.
+
+For each corpus size (1k, 10k, 100k; `--quick`: 1k and 10k with fewer runs) the benchmark builds one
+deterministic store with `corpus.build_store` (one commit, files rendered by our renderer), copies
+it for the original, warms both up with one `index update` (the original indexes on first open),
+then measures, alternating ours and the original on every run:
+
+1. `index rebuild --repo R`;
+2. `index update --repo R` after exactly one new commit (one fresh memory file, plain `git add` and
+   `git commit` in both stores, a new file on every run);
+3. `search QUERY --repo R` over a fixed set of realistic queries, cycling.
+
+Every number is a whole-process wall time; the report gives medians, the ratio ours/original, the
+peak RSS of each side (from `wait4` on the child) and the targets of PRODUCT.md §6. Every timed
+command of ours must exit 0 and answer the expected envelope (non-empty hits for search); failures
+of either side are listed in the report. The script never fails the build: it always exits 0. The
+report is printed and written to `.bench/index-results.md`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import functools
+import json
+import os
+import platform
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corpus import Memory, add_memory_file, build_store, memories, queries
+
+PROJECT = Path(__file__).resolve().parents[1]
+RESULTS = PROJECT / ".bench" / "index-results.md"
+ORIGINAL = os.environ.get("MEMHTML_ORIGINAL", str(Path.home() / ".cache/memhtml-original/bin/memhtml-original"))
+HERMETIC_GIT = {
+    "GIT_AUTHOR_NAME": "memhtml bench",
+    "GIT_AUTHOR_EMAIL": "bench@memhtml.invalid",
+    "GIT_COMMITTER_NAME": "memhtml bench",
+    "GIT_COMMITTER_EMAIL": "bench@memhtml.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "MEMHTML_REFUSE_ENV_ROOT": "1",
+}
+OPERATIONS = ("index rebuild", "index update", "search")
+# PRODUCT.md §6: the largest ratio ours/original each operation may take.
+RATIO_TARGETS = {"index rebuild": 0.20, "index update": 0.25, "search": 0.35}
+UPDATE_SCALING_LIMIT = 2.0  # `index update` at 100k files costs at most 2x its cost at 1k
+OUR_SIDE = "ours"
+THEIR_SIDE = "original"
+
+
+# ---------------------------------------------------------------- one measured process
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished (or killed) child process: wall time, peak RSS and what it printed."""
+
+    argv: tuple[str, ...]
+    seconds: float
+    peak_mb: float
+    returncode: int | None  # None: killed at the timeout
+    stdout: bytes
+    stderr: bytes
+
+    def describe(self) -> str:
+        status = "timed out" if self.returncode is None else f"exit {self.returncode}"
+        command = " ".join(self.argv[-4:])
+        stdout = self.stdout[:400].decode("utf-8", "replace")
+        stderr = self.stderr[-400:].decode("utf-8", "replace")
+        return f"`… {command}` {status} after {self.seconds:.1f} s; stdout: {stdout!r}; stderr: {stderr!r}"
+
+
+def measure(argv: Sequence[str], env: dict[str, str], timeout: float) -> Run:
+    """Run `argv` to completion; the child is reaped with `wait4` so its peak RSS comes with it.
+
+    The child leads its own process group, so a timeout kills whatever it spawned as well.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=out, stderr=err, env=env, start_new_session=True)
+        reaped: list[tuple[float, int, resource.struct_rusage]] = []
+
+        def reap() -> None:
+            _, status, usage = os.wait4(process.pid, 0)
+            reaped.append((time.perf_counter(), status, usage))
+
+        reaper = threading.Thread(target=reap)
+        reaper.start()
+        reaper.join(timeout)
+        timed_out = reaper.is_alive()
+        if timed_out:
+            os.killpg(process.pid, signal.SIGKILL)
+            reaper.join()
+        ended, status, usage = reaped[0]
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped already: Popen must not wait
+        out.seek(0)
+        err.seek(0)
+        return Run(
+            argv=tuple(argv),
+            seconds=ended - started,
+            peak_mb=usage.ru_maxrss / 1024,  # Linux reports kilobytes
+            returncode=None if timed_out else process.returncode,
+            stdout=out.read(),
+            stderr=err.read(),
+        )
+
+
+# ---------------------------------------------------------------- what ours must answer
+
+
+def envelope(run: Run) -> dict[str, Any] | None:
+    try:
+        parsed = json.loads(run.stdout)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def check_rebuild(run: Run, expected_files: int) -> str | None:
+    answer = envelope(run) or {}
+    files = answer.get("data", {}).get("filesIndexed")
+    if answer.get("type") != "index.report" or files != expected_files:
+        return f"rebuild indexed {files!r} files, expected {expected_files}"
+    return None
+
+
+def check_update(run: Run) -> str | None:
+    answer = envelope(run) or {}
+    data = answer.get("data", {})
+    if answer.get("type") != "index.report" or data.get("added") != 1:
+        return f"update after one new commit reported {json.dumps(data)[:300]}"
+    return None
+
+
+def check_search(run: Run) -> str | None:
+    answer = envelope(run) or {}
+    if answer.get("type") != "memory.hits" or not answer.get("data", {}).get("hits"):
+        return "search answered no hits"
+    return None
+
+
+# ---------------------------------------------------------------- results
+
+
+@dataclass
+class Results:
+    """Every sample, every failure and how long each phase took."""
+
+    samples: dict[tuple[str, int, str], list[Run]] = field(default_factory=dict)
+    # side -> "operation @ size" -> every failed run's description (the report shows the first)
+    failures: dict[str, dict[str, list[str]]] = field(default_factory=lambda: {OUR_SIDE: {}, THEIR_SIDE: {}})
+    notes: Counter[str] = field(default_factory=Counter)  # wrong answers of the original, counted
+    phases: list[tuple[int, str, float]] = field(default_factory=list)
+
+    def add(self, operation: str, size: int, side: str, run: Run) -> None:
+        self.samples.setdefault((operation, size, side), []).append(run)
+
+    def fail(self, side: str, operation: str, size: int, description: str) -> None:
+        self.failures[side].setdefault(f"{operation} @ {size:,}", []).append(description)
+
+    def failed(self, side: str, operation: str, size: int) -> bool:
+        return f"{operation} @ {size:,}" in self.failures[side]
+
+    def median_ms(self, operation: str, size: int, side: str) -> float | None:
+        runs = self.samples.get((operation, size, side), [])
+        return statistics.median(run.seconds for run in runs) * 1000 if runs else None
+
+    def peak_mb(self, operation: str, size: int, side: str) -> float | None:
+        runs = self.samples.get((operation, size, side), [])
+        return max(run.peak_mb for run in runs) if runs else None
+
+    @contextmanager
+    def phase(self, size: int, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            elapsed = time.perf_counter() - started
+            self.phases.append((size, name, elapsed))
+            print(f"[{size}] {name}: {elapsed:.1f} s", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- the two sides
+
+
+@dataclass
+class Side:
+    """One implementation and its copy of the store; `disabled` once it cannot be measured further."""
+
+    name: str
+    command: tuple[str, ...]
+    repo: Path
+    disabled: set[str] = field(default_factory=set)
+
+    def argv(self, *arguments: str) -> list[str]:
+        return [*self.command, *arguments, "--repo", str(self.repo)]
+
+
+@dataclass
+class Bench:
+    """The measurements of one corpus size."""
+
+    size: int
+    sides: list[Side]
+    env: dict[str, str]
+    timeout: float
+    results: Results
+
+    def timed(self, side: Side, operation: str, argv: list[str], check: Callable[[Run], str | None]) -> None:
+        """Measure one command; only a right answer is timed, so no median comes from an error path.
+
+        A non-zero exit is a failure (a timeout also stops that side for `operation`). A wrong answer
+        at exit 0 (say, no search hits) is a failure of ours, and a note for the original.
+        """
+        if operation in side.disabled:
+            return
+        run = measure(argv, self.env, self.timeout)
+        if run.returncode != 0:
+            self.results.fail(side.name, operation, self.size, run.describe())
+            if run.returncode is None:
+                side.disabled.add(operation)
+            return
+        wrong = check(run)
+        if wrong is None:
+            self.results.add(operation, self.size, side.name, run)
+        elif side.name == OUR_SIDE:
+            self.results.fail(side.name, operation, self.size, f"{wrong}: {run.describe()}")
+        else:
+            self.results.notes[f"{side.name} {operation} @ {self.size}: {wrong} (not timed)"] += 1
+
+    def alternate(self, turn: int) -> list[Side]:
+        """Ours first on even turns, the original first on odd ones, so neither always runs warm."""
+        return self.sides if turn % 2 == 0 else self.sides[::-1]
+
+
+def git(repo: Path, env: dict[str, str], *arguments: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *arguments], env=env, check=True, capture_output=True)
+
+
+def commit_one(bench: Bench, memory: Memory) -> None:
+    """The same fresh memory file in every store, committed with plain git."""
+    for side in bench.sides:
+        path = add_memory_file(side.repo, memory)
+        git(side.repo, bench.env, "add", "--", path)
+        git(side.repo, bench.env, "commit", "-q", "-m", f"bench: add {path}")
+
+
+def warm_up(bench: Bench) -> None:
+    for side in bench.sides:
+        run = measure(side.argv("index", "update"), bench.env, bench.timeout)
+        if run.returncode != 0:
+            bench.results.fail(side.name, "warm-up index update", bench.size, run.describe())
+        print(f"[{bench.size}] warm-up {side.name}: {run.seconds:.1f} s, {run.peak_mb:.0f} MB", file=sys.stderr)
+
+
+def bench_rebuild(bench: Bench, runs: int, files: int) -> None:
+    for turn in range(runs):
+        for side in bench.alternate(turn):
+            check = functools.partial(check_rebuild, expected_files=files)
+            bench.timed(side, "index rebuild", side.argv("index", "rebuild"), check)
+
+
+def bench_update(bench: Bench, runs: int, seed: int) -> None:
+    fresh = memories(runs, seed, salt=f"update-{bench.size}")
+    for turn, memory in enumerate(fresh):
+        commit_one(bench, memory)
+        for side in bench.alternate(turn):
+            bench.timed(side, "index update", side.argv("index", "update"), check_update)
+
+
+def bench_search(bench: Bench, asked: list[str], runs: int) -> None:
+    """`runs` searches per side, cycling through the fixed query set."""
+    for turn in range(runs):
+        query = asked[turn % len(asked)]
+        for side in bench.alternate(turn):
+            bench.timed(side, "search", side.argv("search", query), check_search)
+
+
+# ---------------------------------------------------------------- one size
+
+
+@dataclass(frozen=True)
+class Plan:
+    sizes: list[int]
+    rebuild_runs: int
+    update_runs: int
+    search_runs: int
+    queries: list[str]
+    skip_original_above: int | None
+    timeout: float
+    seed: int
+    original: str | None
+
+
+def prepare_stores(scratch: Path, size: int, plan: Plan, results: Results, env: dict[str, str]) -> list[Side]:
+    ours = scratch / f"ours-{size}"
+    with results.phase(size, "build corpus"):
+        build_store(ours, size, plan.seed)
+        git(ours, env, "update-index", "-q", "--refresh")  # a lived-in store has stat data in its index
+    sides = [Side(OUR_SIDE, (str(Path(sys.executable).with_name("memhtml")),), ours)]
+    skip = plan.skip_original_above is not None and size > plan.skip_original_above
+    if plan.original and not skip:
+        theirs = scratch / f"original-{size}"
+        with results.phase(size, "copy for the original"):
+            subprocess.run(["cp", "-a", str(ours), str(theirs)], check=True)
+            git(theirs, env, "update-index", "-q", "--refresh")
+        sides.append(Side(THEIR_SIDE, (plan.original,), theirs))
+    return sides
+
+
+def bench_size(scratch: Path, size: int, plan: Plan, results: Results, env: dict[str, str]) -> None:
+    sides = prepare_stores(scratch, size, plan, results, env)
+    bench = Bench(size, sides, env, plan.timeout, results)
+    with results.phase(size, "warm-up index update"):
+        warm_up(bench)
+    with results.phase(size, f"index rebuild x{plan.rebuild_runs}"):
+        bench_rebuild(bench, plan.rebuild_runs, size)
+    with results.phase(size, f"index update x{plan.update_runs}"):
+        bench_update(bench, plan.update_runs, plan.seed)
+    with results.phase(size, f"search x{plan.search_runs}"):
+        bench_search(bench, plan.queries, plan.search_runs)
+    for side in sides:
+        shutil.rmtree(side.repo, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- report
+
+
+def fmt(value: float | None, digits: int = 0) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def ratio(results: Results, operation: str, size: int) -> float | None:
+    ours = results.median_ms(operation, size, OUR_SIDE)
+    theirs = results.median_ms(operation, size, THEIR_SIDE)
+    return None if ours is None or not theirs else ours / theirs
+
+
+def results_table(results: Results, sizes: list[int]) -> list[str]:
+    lines = [
+        "| operation | size | ours median ms | original median ms | ratio | ours peak MB | original peak MB |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for operation in OPERATIONS:
+        for size in sizes:
+            cells = [
+                fmt(results.median_ms(operation, size, OUR_SIDE)),
+                fmt(results.median_ms(operation, size, THEIR_SIDE)),
+                fmt(ratio(results, operation, size), 2),
+                fmt(results.peak_mb(operation, size, OUR_SIDE)),
+                fmt(results.peak_mb(operation, size, THEIR_SIDE)),
+            ]
+            lines.append(f"| `{operation}` | {size:,} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def verdict(value: float | None, limit: float) -> str:
+    if value is None:
+        return "not measured"
+    return "met" if value <= limit else "**missed**"
+
+
+def targets_table(results: Results, sizes: list[int]) -> list[str]:
+    lines = ["| target (PRODUCT.md §6) | size | measured | verdict |", "|---|---:|---:|---|"]
+    for operation, limit in RATIO_TARGETS.items():
+        for size in sizes:
+            value = ratio(results, operation, size)
+            judged = verdict(value, limit)
+            if value is None and results.failed(THEIR_SIDE, operation, size):
+                judged = "not measured: the original failed"
+            lines.append(f"| `{operation}` ratio ≤ {limit:.2f} | {size:,} | {fmt(value, 2)} | {judged} |")
+    small, large = (
+        results.median_ms("index update", 1000, OUR_SIDE),
+        results.median_ms("index update", 100_000, OUR_SIDE),
+    )
+    growth = None if small is None or large is None else large / small
+    lines.append(
+        f"| ours `index update` at 100k ≤ {UPDATE_SCALING_LIMIT:.0f}× ours at 1k | 100,000 | "
+        f"{fmt(growth, 2)}× | {verdict(growth, UPDATE_SCALING_LIMIT)} |"
+    )
+    return lines
+
+
+def phases_table(results: Results) -> list[str]:
+    lines = ["| size | phase | seconds |", "|---:|---|---:|"]
+    lines += [f"| {size:,} | {name} | {seconds:.1f} |" for size, name, seconds in results.phases]
+    return lines
+
+
+def failure_lines(results: Results) -> list[str]:
+    notes = [f"- {note}: {count} run(s)" for note, count in results.notes.items()]
+    lines = [f"**Notes:** {'' if notes else 'none'}", *notes, ""]
+    for side, failures in results.failures.items():
+        lines.append(f"**Failures of {side}:** {'' if failures else 'none'}")
+        lines += [f"- {where}: {len(runs)} run(s); the first: {runs[0]}" for where, runs in failures.items()]
+        lines.append("")
+    return lines
+
+
+def project_git(*arguments: str) -> str:
+    completed = subprocess.run(["git", "-C", str(PROJECT), *arguments], check=False, capture_output=True, text=True)
+    return completed.stdout.strip()
+
+
+def project_revision() -> str:
+    """The commit under test, marked dirty when memhtml/ has uncommitted changes."""
+    dirty = project_git("status", "--porcelain", "--", "memhtml")
+    return project_git("rev-parse", "--short", "HEAD") + (" (memhtml/ dirty)" if dirty else "")
+
+
+def report(results: Results, plan: Plan, wall: float, revision: str) -> str:
+    runs = f"rebuild x{plan.rebuild_runs}, update x{plan.update_runs}, search x{plan.search_runs}"
+    header = [
+        f"# memhtml index benchmark — {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, ours at {revision}",
+        "",
+        f"{platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; {runs} "
+        f"of {len(plan.queries)} queries; whole-process medians; original: {plan.original or 'not installed'}"
+        f"{'' if plan.skip_original_above is None else f' (skipped above {plan.skip_original_above:,} memories)'}; "
+        f"total {wall:.0f} s.",
+        "",
+    ]
+    body = [*results_table(results, plan.sizes), "", *targets_table(results, plan.sizes), ""]
+    return "\n".join([*header, *body, *failure_lines(results), *phases_table(results), ""])
+
+
+# ---------------------------------------------------------------- command line
+
+
+def parse_plan(argv: Sequence[str] | None = None) -> Plan:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1k and 10k only, fewer runs (about 2 minutes)")
+    parser.add_argument("--sizes", type=lambda text: [int(part) for part in text.split(",")], default=None)
+    parser.add_argument("--rebuild-runs", type=int, default=None)
+    parser.add_argument("--update-runs", type=int, default=None)
+    parser.add_argument("--search-runs", type=int, default=None, help="searches per side, cycling the queries")
+    parser.add_argument("--queries", type=int, default=20, help="size of the fixed query set")
+    parser.add_argument("--skip-original-above", type=int, default=None, metavar="N", help="ours only above N")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds before a command is killed")
+    parser.add_argument("--seed", type=int, default=42)
+    args = parser.parse_args(argv)
+    quick = bool(args.quick)
+    return Plan(
+        sizes=args.sizes or ([1000, 10_000] if quick else [1000, 10_000, 100_000]),
+        rebuild_runs=args.rebuild_runs or (3 if quick else 5),
+        update_runs=args.update_runs or (5 if quick else 9),
+        # --quick: the first 12 queries, one of each kind; otherwise twice through the set.
+        search_runs=args.search_runs or (12 if quick else 2 * args.queries),
+        queries=queries(args.queries, args.seed),
+        skip_original_above=args.skip_original_above,
+        timeout=args.timeout,
+        seed=args.seed,
+        original=ORIGINAL if Path(ORIGINAL).exists() else None,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    plan = parse_plan(argv)
+    os.environ.update(HERMETIC_GIT)  # the in-process corpus builder commits too
+    env = dict(os.environ)
+    results = Results()
+    revision = project_revision()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="memhtml-bench-index-") as scratch:
+        for size in plan.sizes:
+            try:
+                bench_size(Path(scratch), size, plan, results, env)
+            except Exception as error:  # a benchmark reports; it never fails the build
+                results.fail(OUR_SIDE, "benchmark aborted", size, repr(error))
+    text = report(results, plan, time.perf_counter() - started, revision)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as error:  # a benchmark reports; it never fails the build
+        print(f"bench_index: aborted: {error!r}", file=sys.stderr)
+        sys.exit(0)
