@@ -116,7 +116,7 @@ def fused_search(database: Database, query: QueryTerms, scope: Scope, pool: int)
     return hits, [arm for arm in LEXICAL_ARMS if arm in voted]
 
 
-def count_archived_matches(database: Database, query: QueryTerms, scope: Scope) -> list[str]:
+def archived_matches(database: Database, query: QueryTerms, scope: Scope) -> list[str]:
     """Archived memories that would match (a hint when archived memories are left out)."""
     archived_scope = Scope(
         memory_types=scope.memory_types,

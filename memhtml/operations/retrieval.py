@@ -13,10 +13,10 @@ from memhtml.contracts.instants import is_sortable_instant
 from memhtml.contracts.paths import is_archived_path
 from memhtml.domain.disclosure import DisclosureCandidate, fold_disclosure
 from memhtml.domain.ranking import ARM_LIMIT, MMR_LAMBDA, MMR_POOL_FACTOR, mmr
-from memhtml.domain.tokens import parse_query
+from memhtml.domain.tokens import QueryTerms, parse_query
 from memhtml.index.database import Database
 from memhtml.index.scope import AsOfCommit, AsOfValidity, Scope
-from memhtml.index.search import count_archived_matches, fused_search, hydrate
+from memhtml.index.search import archived_matches, fused_search, hydrate
 from memhtml.operations.indexing import fresh_index
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store, open_store
@@ -171,10 +171,12 @@ def snippet(body_text: str) -> str:
     return text if len(text) <= SNIPPET_MAX_CHARS else text[: SNIPPET_MAX_CHARS - 1] + "…"
 
 
-def _archived_hint(database: Database, query: Any, scope: Scope, request: RetrievalRequest) -> list[dict[str, Any]]:
+def _archived_hint(
+    database: Database, query: QueryTerms, scope: Scope, request: RetrievalRequest
+) -> list[dict[str, Any]]:
     if request.include_archived or request.as_of is not None:
         return []
-    paths = count_archived_matches(database, query, scope)[:ARM_LIMIT]
+    paths = archived_matches(database, query, scope)[:ARM_LIMIT]
     details = hydrate(database, paths)
     return [
         {"path": path, "title": details[path]["title"], "supersededBy": details[path]["superseded_by"]}

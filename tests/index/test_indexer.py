@@ -173,3 +173,19 @@ def test_a_watermark_whose_commit_is_gone_triggers_a_rebuild(seeded: Path, tmp_p
     report = run_cli("index", "update", "--repo", str(root))
     assert report.status == 0 and report.data["mode"] == "rebuild"
     assert snapshot(root) == rebuilt_snapshot(root, tmp_path)
+
+
+def test_only_memory_paths_are_indexed(seeded: Path) -> None:
+    root = seeded
+    page = (root / "resources/db/pool-ceiling.html").read_text()
+    for generated in ("areas/inbox/index.html", "areas/sitemap.xml", "notes/loose.html", "areas/inbox/page.txt"):
+        target = root / generated
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page.replace("is 64.", "is 65 generatedword."))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "generated artifacts and loose files")
+    assert run_cli("index", "update", "--repo", str(root)).status == 0
+    indexed = [row[0] for row in snapshot(root)["files"]]
+    assert indexed == sorted(indexed) and len(indexed) == 3
+    assert not any("generatedword" in str(row) for row in snapshot(root)["files"])
+    assert run_cli("search", "--repo", str(root), "generatedword").data["hits"] == []
