@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memhtml"
-HEAVY = ("duckdb", "git", "typer", "rich", "click", "selectolax", "lxml")
+HEAVY = ("duckdb", "_duckdb", "git", "typer", "rich", "click", "selectolax", "lxml")
 
 
 def imported_modules(*args: str) -> set[str]:

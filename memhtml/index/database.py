@@ -15,7 +15,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
-import duckdb
+try:
+    # The native module is the whole API used here (`duckdb` re-exports these very objects); the
+    # package wrapper around it adds ≈100 ms of import to every command (measured 0.13 s vs 0.03 s).
+    import _duckdb as duckdb
+except ImportError:  # a duckdb build without the top-level native module
+    import duckdb  # type: ignore[no-redef]
 
 from memhtml.contracts.errors import StorageFailure
 

@@ -7,15 +7,15 @@ Small passes stay in-process, where a pool would cost more than it saves.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from memhtml.index.projection import FileProjection, SkippedFile, project_file
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
 
 PARALLEL_MINIMUM_FILES: Final[int] = 1000
 CHUNK_FILES: Final[int] = 250
@@ -40,6 +40,10 @@ def projection_pool(file_count: int) -> Iterator[Executor | None]:
     if file_count < PARALLEL_MINIMUM_FILES or workers < 2:
         yield None
         return
+    # Imported here: the pool machinery costs ≈30 ms, which every small update would pay for nothing.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # A fork server imports the projection once; forking it is then cheap, and the parent's DuckDB
     # threads are never forked.
     context = multiprocessing.get_context("forkserver")
@@ -59,6 +63,8 @@ class PendingProjection:
         if pool is None:
             self._ready = project_items(items, now)
             return
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             for start in range(0, len(items), CHUNK_FILES):
                 self._futures.append(pool.submit(project_items, list(items[start : start + CHUNK_FILES]), now))
@@ -69,6 +75,8 @@ class PendingProjection:
         """The slice's projections; if the workers died (or could not start), computed here instead."""
         if self._ready is not None:
             return self._ready
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             return [projected for future in self._futures for projected in future.result()]
         except (BrokenProcessPool, OSError):
