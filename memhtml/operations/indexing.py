@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memhtml.contracts.errors import MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -21,12 +21,15 @@ from memhtml.index.watermark import is_fresh, watermark
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store, open_store
 
+if TYPE_CHECKING:
+    from memhtml.index.indexer import PassReport
+
 
 def now_instant() -> str:
     return format_instant(dt.datetime.now(dt.UTC))
 
 
-def catch_up(database: Database, reader: GitCorpusReader, *, worktree: bool = False) -> Any:
+def catch_up(database: Database, reader: GitCorpusReader, *, worktree: bool = False) -> PassReport:
     """Bring the index up to HEAD. The indexer is imported here, not at module load: it pulls in the
     HTML parser, which a read command on a fresh index never needs."""
     from memhtml.index.indexer import update
@@ -66,9 +69,7 @@ def update_index(root: Path) -> dict[str, Any]:
     """`index update`: the commits since the watermark, then the dirty working tree."""
     store = open_store(root)
     with open_database(store.root) as database:
-        report = catch_up(database, GitCorpusReader(store.root), worktree=True)
-        data: dict[str, Any] = report.as_data()
-        return data
+        return catch_up(database, GitCorpusReader(store.root), worktree=True).as_data()
 
 
 def index_status(root: Path) -> dict[str, Any]:
