@@ -50,6 +50,3 @@ class CorpusReader(Protocol):
 
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         """(full sha, committer instant) of a commit reference, or None if it names no commit."""
-
-    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        """Whether `ancestor` is reachable from `descendant`."""

@@ -10,7 +10,7 @@ import math
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final, Protocol, TypeVar
+from typing import Final
 
 # BM25 saturation and length normalization, as SQLite FTS5's bm25() uses them in the original.
 BM25_K1: Final = 1.2
@@ -94,20 +94,6 @@ def arm_discriminates(values: Iterable[object]) -> bool:
     iterator = iter(values)
     first = next(iterator, None)
     return any(value != first for value in iterator)
-
-
-class _Comparable(Protocol):
-    def __lt__(self, other: Any, /) -> bool: ...
-
-
-_Moment = TypeVar("_Moment", bound=_Comparable)
-
-
-def recency_order(moments: Iterable[tuple[str, _Moment]]) -> list[str]:
-    """Paths newest first by their moment (event time, else update time); equal moments by path ascending."""
-    by_path = sorted(moments, key=operator.itemgetter(0))
-    # Python's sort is stable, also in reverse, so the path order survives among equal moments.
-    return [path for path, _ in sorted(by_path, key=operator.itemgetter(1), reverse=True)]
 
 
 def _norm(vector: Vector) -> float:

@@ -139,7 +139,3 @@ class GitCorpusReader:
             return None
         # The corpus's own instant form, so it compares as a string with the metas.
         return sha, format_instant(dt.datetime.fromtimestamp(int(seconds), dt.UTC))
-
-    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        completed = run_git(self.root, ["merge-base", "--is-ancestor", ancestor, descendant], ok_statuses=(0, 1))
-        return completed.returncode == 0

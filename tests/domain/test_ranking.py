@@ -25,7 +25,6 @@ from memhtml.domain.ranking import (
     bm25_term_score,
     cosine,
     mmr,
-    recency_order,
     rrf_fuse,
 )
 
@@ -164,17 +163,6 @@ def test_rrf_is_ordered_by_score_then_path_and_scores_are_the_sum_of_contributio
 def test_an_arm_votes_only_when_it_tells_candidates_apart(values: list[object], expected: bool) -> None:
     assert arm_discriminates(values) is expected
     assert arm_discriminates(iter(values)) is expected
-
-
-def test_recency_order_is_newest_first_then_path_ascending() -> None:
-    moments = [
-        ("b.html", "2026-01-02"),
-        ("c.html", "2026-01-05"),
-        ("a.html", "2026-01-02"),
-        ("d.html", "2025-12-31"),
-    ]
-    assert recency_order(moments) == ["c.html", "a.html", "b.html", "d.html"]
-    assert recency_order([]) == []
 
 
 # --- MMR ------------------------------------------------------------------------------------------
