@@ -129,39 +129,23 @@ def _insert_files(database: Database, projections: Sequence[FileProjection], doc
 
 
 def _insert_children(database: Database, projections: Sequence[FileProjection]) -> None:
-    tags: dict[str, list[Any]] = {"path": [], "tag": []}
-    entities: dict[str, list[Any]] = {"path": [], "entity_type": [], "entity_name": []}
-    facets: dict[str, list[Any]] = {"path": [], "name": [], "value": [], "numeric_value": []}
-    citations: dict[str, list[Any]] = {"path": [], "text": [], "href": []}
-    edges: dict[str, list[Any]] = {"src_path": [], "rel": [], "dst_path": [], "edge_class": []}
-    for projection in projections:
-        path = projection.path
-        for tag in projection.tags:
-            tags["path"].append(path)
-            tags["tag"].append(tag)
-        for entity_type, entity_name in projection.entities:
-            entities["path"].append(path)
-            entities["entity_type"].append(entity_type)
-            entities["entity_name"].append(entity_name)
-        for name, value, numeric in projection.facets:
-            facets["path"].append(path)
-            facets["name"].append(name)
-            facets["value"].append(value)
-            facets["numeric_value"].append(numeric)
-        for text, href in projection.citations:
-            citations["path"].append(path)
-            citations["text"].append(text)
-            citations["href"].append(href)
-        for rel, destination, edge_class in projection.edges:
-            edges["src_path"].append(path)
-            edges["rel"].append(rel)
-            edges["dst_path"].append(destination)
-            edges["edge_class"].append(edge_class)
-    database.insert_columns("file_tags", tags)
-    database.insert_columns("file_entities", entities)
-    database.insert_columns("file_facets", facets)
-    database.insert_columns("file_citations", citations)
-    database.insert_columns("edges", edges)
+    tables: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]] = {
+        "file_tags": (("path", "tag"), [(p.path, tag) for p in projections for tag in p.tags]),
+        "file_entities": (
+            ("path", "entity_type", "entity_name"),
+            [(p.path, *entity) for p in projections for entity in p.entities],
+        ),
+        "file_facets": (
+            ("path", "name", "value", "numeric_value"),
+            [(p.path, *facet) for p in projections for facet in p.facets],
+        ),
+        "file_citations": (("path", "text", "href"), [(p.path, *cite) for p in projections for cite in p.citations]),
+        "edges": (("src_path", "rel", "dst_path", "edge_class"), [(p.path, *e) for p in projections for e in p.edges]),
+    }
+    for table, (names, rows) in tables.items():
+        if rows:
+            columns = zip(*rows, strict=True)
+            database.insert_columns(table, {name: list(values) for name, values in zip(names, columns, strict=True)})
 
 
 def _insert_postings(
