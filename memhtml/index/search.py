@@ -142,8 +142,7 @@ def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any
                             ORDER BY e.entity_type || ':' || e.entity_name)
                   FROM file_entities e WHERE e.path = f.path),
                (SELECT list(DISTINCT e.entity_name) FROM file_entities e WHERE e.path = f.path),
-               (SELECT max(g.src_path) FROM edges g WHERE g.dst_path = f.path AND g.rel = 'supersedes'),
-               f.importance, f.workspace, f.para, f.archived, f.event_at
+               (SELECT max(g.src_path) FROM edges g WHERE g.dst_path = f.path AND g.rel = 'supersedes')
         FROM files f WHERE f.path IN (SELECT unnest($paths))
         """,
         {"paths": list(paths)},
@@ -162,10 +161,5 @@ def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any
             "superseded_by": row[8] or row[11],
             "entities": list(row[9] or []),
             "entity_names": list(row[10] or []),
-            "importance": row[12],
-            "workspace": row[13],
-            "para": row[14],
-            "archived": bool(row[15]),
-            "event_at": row[16],
         }
     return details
