@@ -1,253 +1,49 @@
 """The command table: every command, argument and flag the CLI accepts, with the manifest's metadata.
 
-This is the one source the argument grammar, the manifest, per-command help and (later) AGENTS.md are
-projected from. Names, flag types and response types keep the original memhtml 0.15.1 contract;
-fields the original does not publish (ranges, value formats) drive our stricter validation.
+This is the one source the argument grammar, the manifest, per-command help and AGENTS.md are
+projected from. The shapes live in `commandspec`, the write doors' shared flags in `writeflags`, and
+the write lifecycle's commands in `lifecycle_commands`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
+from memhtml.contracts.commandspec import (
+    API_VERSION,
+    CLI_NAME,
+    CLI_SUMMARY,
+    COMPAT_VERSION,
+    GLOBAL_FLAGS,
+    REINFORCE_SIGNALS,
+    ArgSpec,
+    CommandSpec,
+    ConfigVar,
+    ExactlyOneOf,
+    FlagSpec,
+    FlagType,
+    GuideTopic,
+    ValueFormat,
+)
 from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, PARA_BUCKETS
+from memhtml.contracts.writeflags import CLAIM_OR_ARTICLE, PROMPT_FLAG, TURN_FLAG, WRITE_FLAGS
 
-FlagType = Literal["string", "int", "boolean"]
-# `reinforce --signal`, as the original.
-REINFORCE_SIGNALS: Final[tuple[str, ...]] = ("positive", "negative", "neutral")
-# Value grammars beyond the plain type, each checked by the grammar before any I/O:
-# `number` a finite decimal (the original publishes `--confidence` as a string); `instant`
-# `YYYY-MM-DD` or `YYYY-MM-DDThh:mm:ssZ`; `instant-or-commit` either of those or a commit sha of
-# 4 to 40 hex digits; `entity` `type:name`; `facet` `name=value` with a non-blank name; `nonblank`
-# any text that is not empty or whitespace only.
-ValueFormat = Literal["number", "instant", "instant-or-commit", "entity", "facet", "nonblank"]
-
-CLI_NAME: Final[str] = "memhtml"
-CLI_SUMMARY: Final[str] = "Read and write the git-backed memory repo."
-API_VERSION: Final[str] = "1"
-# The original release whose command contract this table keeps.
-COMPAT_VERSION: Final[str] = "0.15.1"
-
-
-@dataclass(frozen=True)
-class ArgSpec:
-    """One positional argument."""
-
-    name: str
-    description: str
-    required: bool
-    repeatable: bool = False
-
-
-@dataclass(frozen=True)
-class FlagSpec:
-    """One `--flag`. `minimum`/`maximum` (inclusive) and `value_format` are our validation extras.
-
-    The grammar (`memhtml.cli.grammar_values`) refuses a value outside them at exit 2; the original
-    publishes neither and clamps or defaults silently.
-    """
-
-    name: str
-    type: FlagType
-    description: str
-    default: str | int | bool | None = None
-    values: tuple[str, ...] | None = None
-    required: bool = False
-    repeatable: bool = False
-    minimum: int | float | None = None
-    maximum: int | float | None = None
-    value_format: ValueFormat | None = None
-
-    @property
-    def takes_value(self) -> bool:
-        """String and int flags consume a value; booleans never do."""
-        return self.type != "boolean"
-
-    @property
-    def instant(self) -> bool:
-        """Whether the value is a point in time, checked before the other values (as the original)."""
-        return self.value_format in ("instant", "instant-or-commit")
-
-
-@dataclass(frozen=True)
-class ExactlyOneOf:
-    """Two flags of which exactly one must carry a non-blank value (write's claim/article choice)."""
-
-    flags: tuple[str, str]
-    # Why giving both is refused rather than one silently winning.
-    conflict: str
-    # How each flag's value is shown in the suggested command lines.
-    placeholders: tuple[str, str]
-
-
-@dataclass(frozen=True)
-class CommandSpec:
-    """One command: its contract (manifest entry) and whether running it opens a repository."""
-
-    name: str
-    summary: str
-    args: tuple[ArgSpec, ...]
-    flags: tuple[FlagSpec, ...]
-    response_types: tuple[str, ...]
-    examples: tuple[str, ...]
-    opens_repo: bool
-    exactly_one_of: tuple[ExactlyOneOf, ...] = ()
-
-    def flag(self, name: str) -> FlagSpec | None:
-        """This command's own flag called `name` (globals are not included)."""
-        return next((flag for flag in self.flags if flag.name == name), None)
-
-    @property
-    def family(self) -> str | None:
-        """The noun of a two-word command (`index` for `index rebuild`), None for one-word commands."""
-        noun, _, verb = self.name.partition(" ")
-        return noun if verb else None
-
-
-@dataclass(frozen=True)
-class ConfigVar:
-    """One configuration variable the CLI reads (the config module does the reading)."""
-
-    name: str
-    description: str
-    fallback: str | None
-
-
-@dataclass(frozen=True)
-class GuideTopic:
-    """One short piece of orientation prose shipped in the manifest."""
-
-    topic: str
-    body: str
-
-
-GLOBAL_FLAGS: Final[tuple[FlagSpec, ...]] = (
-    FlagSpec("dense", "boolean", "Minify JSON and drop null fields, for pasting into a context window.", False),
-    FlagSpec(
-        "repo",
-        "string",
-        "Path to the memory repo. Defaults to $MEMHTML_ROOT, then ~/memhtml.",
-        "",
-    ),
-    FlagSpec(
-        "help",
-        "boolean",
-        "Describe this command instead of running it: usage, arguments, flags, response type, "
-        "examples. Also `-h`. Markdown when stdout is a terminal, a `cli.help` envelope when piped or "
-        "with --json. Other flags are not checked, nothing is opened or written, exit 0.",
-        False,
-    ),
-    FlagSpec(
-        "json",
-        "boolean",
-        "Emit the JSON envelope even when stdout is a terminal (as MEMHTML_OUTPUT=json does), so a "
-        "script never receives rendered text by accident.",
-        False,
-    ),
-)
-
-_SESSION_FLAG = FlagSpec(
-    "session-id", "string", "The Claude Code session. Stamped into the head AND indexed as a link."
-)
-_PROMPT_FLAG = FlagSpec("prompt-id", "string", "The prompt within that session.")
-_TURN_FLAG = FlagSpec("turn-uuid", "string", "The turn within that session.")
-
-_CLAIM_OR_ARTICLE = ExactlyOneOf(
-    flags=("claim", "article-html"),
-    conflict="--article-html is the whole article, so a --claim beside it would be silently discarded",
-    placeholders=("<sentence>", "'<p>…</p>'"),
-)
-
-_WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
-    FlagSpec(
-        "title",
-        "string",
-        "The memory's title. Becomes the <title> and the filename slug. A blank title counts as missing.",
-        required=True,
-    ),
-    FlagSpec(
-        "claim",
-        "string",
-        "The one load-bearing sentence. Becomes the <mark> span and files.gist. Exactly one of "
-        "--claim or --article-html; a blank value counts as absent.",
-    ),
-    FlagSpec("body", "string", "A prose paragraph after the claim. Repeatable.", repeatable=True),
-    FlagSpec(
-        "article-html",
-        "string",
-        "Raw <article> markup used verbatim in place of --claim/--body. Must contain exactly one "
-        "<mark> in the first <p> or <li>; the first <time datetime> becomes the memory's event time. "
-        "The store refuses format violations before any commit. Exactly one of --claim or "
-        "--article-html; a blank value counts as absent.",
-    ),
-    FlagSpec(
-        "type",
-        "string",
-        "The memory type. `arc` is admitted here, on the operator surface, for curated import and "
-        "deliberately authored rules; the agent tools (`memory_write`) still refuse it, because an "
-        "agent naming an arc asserts a conclusion the corpus has not earned.",
-        values=MEMORY_TYPES,
-        required=True,
-    ),
-    FlagSpec(
-        "path",
-        "string",
-        "An explicit path override. One that is not a usable memory path (rooted in a PARA bucket, "
-        "ending in .html, no `.` or `..` segment) is IGNORED and the placement rule decides instead, "
-        "so a malformed override lands the memory somewhere you did not name — pass --strict-path to "
-        "have it refused instead. One a file ALREADY occupies is REFUSED with ERR_WRITE_CONFLICT and "
-        "nothing is written or committed: this corpus overwrites nothing, and an explicit path gets "
-        "no `-2` suffix because you named one path. To replace what a memory says, use "
-        "`memhtml correct <path>`.",
-    ),
-    FlagSpec(
-        "strict-path",
-        "boolean",
-        "Refuse an unusable --path instead of letting the placement rule decide. By default a --path "
-        "that is not a usable memory path is re-derived, so the memory lands somewhere you did not "
-        "name and the response reports that other path as a success. With this flag the write is "
-        "REFUSED with ERR_INVALID_MEMORY naming the clause the path broke, and nothing is written, "
-        "staged, or committed. It governs the path you NAMED: with no --path there is nothing to be "
-        "strict about and the flag changes nothing, while an EMPTY or blank --path is named rather "
-        "than absent and is refused — that is what your own path template renders when it produced "
-        "nothing. An OCCUPIED path is refused with ERR_WRITE_CONFLICT with or "
-        "without it.",
-        default=False,
-    ),
-    FlagSpec("workspace", "string", "Routes the memory to projects/<slug>/."),
-    FlagSpec(
-        "tag",
-        "string",
-        "A tag. Repeatable; the first one routes an unplaced resource memory.",
-        repeatable=True,
-    ),
-    FlagSpec(
-        "entity",
-        "string",
-        "A `type:name` entity reference, e.g. service:checkout-api. Repeatable. A value without a "
-        "non-empty type and name is refused at exit 2.",
-        repeatable=True,
-        value_format="entity",
-    ),
-    FlagSpec(
-        "importance",
-        "int",
-        "1-10, a display ordinal. The retention scorer divides by 10. Anything else is refused at exit 2.",
-        minimum=1,
-        maximum=10,
-    ),
-    FlagSpec(
-        "confidence",
-        "string",
-        "0-1. 1.0 is an unqualified assertion. A value that is not a number from 0 to 1 is refused at exit 2.",
-        minimum=0,
-        maximum=1,
-        value_format="number",
-    ),
-    _SESSION_FLAG,
-    _PROMPT_FLAG,
-    _TURN_FLAG,
-)
+__all__ = [
+    "API_VERSION",
+    "CLI_NAME",
+    "CLI_SUMMARY",
+    "COMPAT_VERSION",
+    "GLOBAL_FLAGS",
+    "REINFORCE_SIGNALS",
+    "ArgSpec",
+    "CommandSpec",
+    "ConfigVar",
+    "ExactlyOneOf",
+    "FlagSpec",
+    "FlagType",
+    "GuideTopic",
+    "ValueFormat",
+]
 
 # search and recall cannot select `arc`: arcs are packed separately by recall (list can page them).
 _RETRIEVAL_TYPES: Final[tuple[str, ...]] = tuple(name for name in MEMORY_TYPES if name != "arc")
@@ -375,7 +171,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         name="write",
         summary="Write one memory. Content-hash duplicates return the existing path, uncommitted.",
         args=(),
-        flags=_WRITE_FLAGS,
+        flags=WRITE_FLAGS,
         response_types=("memory.written",),
         examples=(
             'memhtml write --title "One writer and many readers share the index" --claim "WAL admits '
@@ -384,7 +180,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
             "--type procedural --entity service:checkout --workspace payments",
         ),
         opens_repo=True,
-        exactly_one_of=(_CLAIM_OR_ARTICLE,),
+        exactly_one_of=(CLAIM_OR_ARTICLE,),
     ),
     CommandSpec(
         name="read",
@@ -396,8 +192,8 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
                 "string",
                 "Records a `read` session link, so provenance is queryable both ways.",
             ),
-            _PROMPT_FLAG,
-            _TURN_FLAG,
+            PROMPT_FLAG,
+            TURN_FLAG,
         ),
         response_types=("memory.detail",),
         examples=("memhtml read areas/inbox/one-writer-and-many-readers-share-the-index.html --dense",),

@@ -1,0 +1,110 @@
+"""The flags every write door shares (write, apply, correct, task add): authoring, placement, metadata
+and session provenance, declared once so their wording and ranges never drift apart."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memhtml.contracts.commandspec import ExactlyOneOf, FlagSpec
+from memhtml.contracts.vocabulary import MEMORY_TYPES
+
+SESSION_FLAG = FlagSpec("session-id", "string", "The Claude Code session. Stamped into the head AND indexed as a link.")
+PROMPT_FLAG = FlagSpec("prompt-id", "string", "The prompt within that session.")
+TURN_FLAG = FlagSpec("turn-uuid", "string", "The turn within that session.")
+
+CLAIM_OR_ARTICLE = ExactlyOneOf(
+    flags=("claim", "article-html"),
+    conflict="--article-html is the whole article, so a --claim beside it would be silently discarded",
+    placeholders=("<sentence>", "'<p>…</p>'"),
+)
+
+WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
+    FlagSpec(
+        "title",
+        "string",
+        "The memory's title. Becomes the <title> and the filename slug. A blank title counts as missing.",
+        required=True,
+    ),
+    FlagSpec(
+        "claim",
+        "string",
+        "The one load-bearing sentence. Becomes the <mark> span and files.gist. Exactly one of "
+        "--claim or --article-html; a blank value counts as absent.",
+    ),
+    FlagSpec("body", "string", "A prose paragraph after the claim. Repeatable.", repeatable=True),
+    FlagSpec(
+        "article-html",
+        "string",
+        "Raw <article> markup used verbatim in place of --claim/--body. Must contain exactly one "
+        "<mark> in the first <p> or <li>; the first <time datetime> becomes the memory's event time. "
+        "The store refuses format violations before any commit. Exactly one of --claim or "
+        "--article-html; a blank value counts as absent.",
+    ),
+    FlagSpec(
+        "type",
+        "string",
+        "The memory type. `arc` is admitted here, on the operator surface, for curated import and "
+        "deliberately authored rules; the agent tools (`memory_write`) still refuse it, because an "
+        "agent naming an arc asserts a conclusion the corpus has not earned.",
+        values=MEMORY_TYPES,
+        required=True,
+    ),
+    FlagSpec(
+        "path",
+        "string",
+        "An explicit path override. One that is not a usable memory path (rooted in a PARA bucket, "
+        "ending in .html, no `.` or `..` segment) is IGNORED and the placement rule decides instead, "
+        "so a malformed override lands the memory somewhere you did not name — pass --strict-path to "
+        "have it refused instead. One a file ALREADY occupies is REFUSED with ERR_WRITE_CONFLICT and "
+        "nothing is written or committed: this corpus overwrites nothing, and an explicit path gets "
+        "no `-2` suffix because you named one path. To replace what a memory says, use "
+        "`memhtml correct <path>`.",
+    ),
+    FlagSpec(
+        "strict-path",
+        "boolean",
+        "Refuse an unusable --path instead of letting the placement rule decide. By default a --path "
+        "that is not a usable memory path is re-derived, so the memory lands somewhere you did not "
+        "name and the response reports that other path as a success. With this flag the write is "
+        "REFUSED with ERR_INVALID_MEMORY naming the clause the path broke, and nothing is written, "
+        "staged, or committed. It governs the path you NAMED: with no --path there is nothing to be "
+        "strict about and the flag changes nothing, while an EMPTY or blank --path is named rather "
+        "than absent and is refused — that is what your own path template renders when it produced "
+        "nothing. An OCCUPIED path is refused with ERR_WRITE_CONFLICT with or "
+        "without it.",
+        default=False,
+    ),
+    FlagSpec("workspace", "string", "Routes the memory to projects/<slug>/."),
+    FlagSpec(
+        "tag",
+        "string",
+        "A tag. Repeatable; the first one routes an unplaced resource memory.",
+        repeatable=True,
+    ),
+    FlagSpec(
+        "entity",
+        "string",
+        "A `type:name` entity reference, e.g. service:checkout-api. Repeatable. A value without a "
+        "non-empty type and name is refused at exit 2.",
+        repeatable=True,
+        value_format="entity",
+    ),
+    FlagSpec(
+        "importance",
+        "int",
+        "1-10, a display ordinal. The retention scorer divides by 10. Anything else is refused at exit 2.",
+        minimum=1,
+        maximum=10,
+    ),
+    FlagSpec(
+        "confidence",
+        "string",
+        "0-1. 1.0 is an unqualified assertion. A value that is not a number from 0 to 1 is refused at exit 2.",
+        minimum=0,
+        maximum=1,
+        value_format="number",
+    ),
+    SESSION_FLAG,
+    PROMPT_FLAG,
+    TURN_FLAG,
+)
