@@ -24,7 +24,8 @@ from memhtml.contracts.paths import memory_filename
 from memhtml.operations.write import WriteRequest, place_memory
 from memhtml.store.commit import Staged, commit_message, commit_paths, commit_subject, sync_real_index
 from memhtml.store.repository import init_store, open_store
-from memhtml.store.writer import PlacedMemory, claim_free_path, create_file_exclusively
+from memhtml.store.batch import PathClaimer, PlacedMemory
+from memhtml.store.files import create_file_exclusively
 
 # ---------------------------------------------------------------- vocabulary
 
@@ -329,7 +330,7 @@ def render(memory: Memory) -> PlacedMemory:
 
 class FreshPaths:
     """Collision-free paths for a store that holds only its scaffold: ordinals are counted in memory,
-    so a 100k build does not pay one `git ls-tree` per file (what `claim_free_path` needs on a live store).
+    so a 100k build does not pay one `git ls-tree` per file (what `PathClaimer` needs on a live store).
     """
 
     def __init__(self, root: Path) -> None:
@@ -375,6 +376,6 @@ def build_store(root: Path, size: int, seed: int = 42) -> list[str]:
 def add_memory_file(root: Path, memory: Memory) -> str:
     """Write one more memory file into a live store (not committed); returns its path."""
     placed = render(memory)
-    path = claim_free_path(root, placed.directory, placed.slug, placed.date_prefix)
+    path = PathClaimer(root).claim(placed.directory, placed.slug, placed.date_prefix)
     create_file_exclusively(root, path, placed.file_text)
     return path

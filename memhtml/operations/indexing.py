@@ -8,7 +8,7 @@ or missing index is brought up to date under a read-write connection first.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,13 +125,18 @@ class IndexSession:
         self.problem = problem
         self.reader = GitCorpusReader(store.root)
 
-    def lookup(self, store: Store, content_hash: str) -> str | None:
+    def owners(self, content_hashes: Sequence[str]) -> dict[str, str]:
+        """The active, non-task memory holding each content hash, for those that have one."""
         if self.database is None:
             from memhtml.store.scan import find_active_by_hash
 
-            return find_active_by_hash(store, content_hash)
-        found = self.database.value("SELECT path FROM files WHERE active_hash = $hash", {"hash": content_hash})
-        return None if found is None else str(found)
+            found = {digest: find_active_by_hash(self.store, digest) for digest in content_hashes}
+            return {digest: path for digest, path in found.items() if path is not None}
+        rows = self.database.rows(
+            "SELECT active_hash, path FROM files WHERE active_hash IN (SELECT unnest($hashes))",
+            {"hashes": list(content_hashes)},
+        )
+        return {str(digest): str(path) for digest, path in rows}
 
     def follow_commit(self, session_link: SessionLink | None = None) -> dict[str, Any] | None:
         """Index the commit just made (and record its session link); any failure here becomes a

@@ -10,17 +10,18 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memhtml.contracts.errors import InvalidMemory
+from memhtml.contracts.errors import InvalidMemory, MemhtmlError
 from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import normalize_path, path_problem, slugify
 from memhtml.domain.placement import placement_directory
+from memhtml.html.identity import Restatement, first_event_time, set_event_time
 from memhtml.html.prose import prose_article
 from memhtml.html.template import MemoryHead, finish_article, render_memory_file
 from memhtml.html.validate import check_memory
 from memhtml.operations.indexing import SessionLink, writable_index
+from memhtml.store.batch import OpOutcome, PlacedMemory, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
-from memhtml.store.writer import PlacedMemory, write_memory
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,20 @@ class WriteRequest:
     session_id: str | None = None
     prompt_id: str | None = None
     turn_uuid: str | None = None
+    event_at: str | None = None  # becomes the article's first <time datetime>
+    task_status: str | None = None
+    due: str | None = None
+
+    def restatement(self) -> Restatement:
+        """What this write says about the head of a memory that already has its article."""
+        return Restatement(
+            memory_type=self.memory_type,
+            confidence=self.confidence,
+            importance=self.importance,
+            event_at=self.event_at,
+            entities=tuple(self.entities),
+            tags=tuple(tag for tag in self.tags if tag.strip()),
+        )
 
 
 @dataclass(frozen=True)
@@ -56,18 +71,21 @@ class WriteReport:
     existing_path: str | None
     index_synced: bool
     index_warning: dict[str, object] | None = None
+    changed: tuple[str, ...] = ()
 
     def as_data(self) -> dict[str, object]:
         data: dict[str, object] = {
             "path": self.path,
-            "created": self.stored,
-            "deduped": self.outcome == "unchanged",
+            "created": self.outcome == "written",
+            "deduped": self.outcome in ("unchanged", "updated"),
             "existingPath": self.existing_path,
             "commitSha": self.commit_sha,
             "contentHash": self.content_hash,
             "stored": self.stored,
             "outcome": self.outcome,
         }
+        if self.outcome == "updated":
+            data["changed"] = list(self.changed)
         if self.index_warning is not None:
             data["index"] = self.index_warning
         elif not self.index_synced:
@@ -87,6 +105,8 @@ def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
         request.article_html if request.article_html is not None else prose_article(request.claim or "", request.bodies)
     )
     article, digest = finish_article(markup)
+    if request.event_at is not None:
+        article = _with_event_time(article, request.event_at)
     head = MemoryHead(
         title=request.title,
         memory_type=request.memory_type,
@@ -101,7 +121,8 @@ def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
         turn=_blank_to_none(request.turn_uuid),
         entities=list(request.entities),
         tags=[tag for tag in request.tags if tag.strip()],
-        task_status="todo" if request.memory_type == "task" else None,
+        task_status=(request.task_status or "todo") if request.memory_type == "task" else None,
+        due=request.due if request.memory_type == "task" else None,
     )
     file_text = render_memory_file(head, article)
     check = check_memory(file_text)
@@ -120,33 +141,66 @@ def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
     )
 
 
+def plan_write(request: WriteRequest, now: dt.datetime) -> PlannedOp:
+    """The op the store receives for `request`: rendered and checked, or carrying its refusal."""
+    try:
+        placed = place_memory(request, now)
+    except MemhtmlError as refusal:
+        return PlannedOp(None, refusal=refusal)
+    return PlannedOp(placed, None if request.memory_type == "task" else request.restatement())
+
+
 def write(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> WriteReport:
-    """Store one memory as one commit, or report the active memory that already says it."""
-    placed = place_memory(request, now or dt.datetime.now(dt.UTC))
+    """Store one memory as one commit, or report the active memory that already says it (applying a
+    changed semantic head to it: `updated`)."""
+    moment = now or dt.datetime.now(dt.UTC)
+    planned = plan_write(request, moment)
+    if planned.refusal is not None:
+        raise planned.refusal
+    assert planned.placed is not None
     store = open_store(root)
     message = commit_message(
         commit_subject("write", request.title),
         [("Memhtml-Session", request.session_id), ("Memhtml-Prompt", request.prompt_id)],
     )
     with writable_index(store) as index:
-        stored = write_memory(store, placed, index.lookup, message)
-        written = stored.outcome == "written"
-        link = (
-            SessionLink(stored.path, "wrote", request.session_id, request.prompt_id, request.turn_uuid)
-            if request.session_id
-            else None
-        )
-        index_warning = index.follow_commit(link) if written else None
+        stored = store_batch(store, [planned], index.owners, lambda *_: message, instant=format_instant(moment))
+        outcome: OpOutcome = stored.outcomes[0]
+        if outcome.error is not None:
+            raise outcome.error
+        assert outcome.path is not None
+        index_warning = None
+        if stored.committed is not None:
+            link = (
+                SessionLink(outcome.path, "wrote", request.session_id, request.prompt_id, request.turn_uuid)
+                if request.session_id
+                else None
+            )
+            index_warning = index.follow_commit(link)
+    committed = stored.committed
     return WriteReport(
-        stored=written,
-        outcome=stored.outcome,
-        path=stored.path,
-        content_hash=placed.content_hash,
-        commit_sha=stored.commit_sha,
-        existing_path=None if written else stored.path,
-        index_synced=stored.index_synced,
+        stored=outcome.stored,
+        outcome=outcome.outcome,
+        path=outcome.path,
+        content_hash=planned.placed.content_hash,
+        commit_sha=committed.landed.sha if committed is not None else None,
+        existing_path=None if outcome.outcome == "written" else outcome.path,
+        index_synced=committed.index_synced if committed is not None else True,
         index_warning=index_warning,
+        changed=outcome.changed,
     )
+
+
+def _with_event_time(article: str, event_at: str) -> str:
+    """The article with `event_at` as its first `<time datetime>`; markup that already states a
+    different event time is refused rather than silently overridden."""
+    stated = first_event_time(article)
+    if stated is not None and stated != event_at:
+        raise InvalidMemory(
+            f"invalid memory: the article's first <time> says {stated} but the event time given is {event_at}",
+            ["give one event time: drop event_at, or change the article's first <time datetime>"],
+        )
+    return set_event_time(article, event_at)
 
 
 def _explicit_path(request: WriteRequest) -> str | None:

@@ -9,18 +9,16 @@ from __future__ import annotations
 import os
 import secrets
 
-from memhtml.store.commit import Staged, commit_paths, sweep_private_indexes, sync_real_index
-from memhtml.store.lock import write_lock
+from memhtml.store.commit import Staged, commit_paths, sync_real_index
 from memhtml.store.repository import Store
-from memhtml.store.writer import signals_as_interrupts
+from memhtml.store.transaction import exclusive
 
 
 def commit_generated_file(store: Store, path: str, text: str, message: str) -> str | None:
     """Write `path` with `text` and commit it; None when the committed file already has these bytes."""
     target = store.root / path
     data = text.encode("utf-8")
-    with write_lock(store.git_dir), signals_as_interrupts():
-        sweep_private_indexes(store.git_dir)
+    with exclusive(store):
         previous = target.read_bytes() if target.is_file() else None
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")

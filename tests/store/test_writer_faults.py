@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from memhtml.operations.write import WriteRequest, place_memory
-from memhtml.store import writer
-from memhtml.store.commit import commit_message, head_sha
+from memhtml.operations.write import WriteRequest, write
+from memhtml.store import transaction
+from memhtml.store.commit import head_sha
 from memhtml.store.repository import init_store, open_store
-from memhtml.store.scan import find_active_by_hash
 from tests.conftest import git
 
 REQUEST = WriteRequest(title="Interrupted", memory_type="semantic", claim="An interrupt arrived here.")
@@ -25,15 +24,15 @@ def test_interrupt_after_the_branch_moved_keeps_the_committed_file(
 ) -> None:
     init_store(tmp_path / "s")
     store = open_store(tmp_path / "s")
-    real_commit = writer.commit_paths
+    real_commit = transaction.commit_paths
 
     def commit_then_interrupt(*args: Any, **kwargs: Any) -> str:
         real_commit(*args, **kwargs)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(writer, "commit_paths", commit_then_interrupt)
+    monkeypatch.setattr(transaction, "commit_paths", commit_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
-        writer.write_memory(store, place_memory(REQUEST, NOW), find_active_by_hash, commit_message("x"))
+        write(store.root, REQUEST, NOW)
     assert (store.root / "areas/inbox/interrupted.html").exists()
     assert git(store.root, "show", "--name-only", "--format=", "HEAD").split() == ["areas/inbox/interrupted.html"]
 
@@ -48,10 +47,10 @@ def test_interrupt_before_the_branch_moved_removes_the_file_and_its_directories(
     def interrupt(*args: Any, **kwargs: Any) -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(writer, "commit_paths", interrupt)
+    monkeypatch.setattr(transaction, "commit_paths", interrupt)
     request = WriteRequest(title="Gone", memory_type="semantic", claim="Never lands.", workspace="brand-new")
     with pytest.raises(KeyboardInterrupt):
-        writer.write_memory(store, place_memory(request, NOW), find_active_by_hash, commit_message("x"))
+        write(store.root, request, NOW)
     assert head_sha(store.root) == before
     assert not (store.root / "projects" / "brand-new").exists()
     assert git(store.root, "status", "--porcelain", "--untracked-files=all") == ""

@@ -1,0 +1,144 @@
+"""Two-level identity: the semantic head of a memory and how a restatement changes it.
+
+The article hash says *which sentence*; the semantic head (type, confidence, importance, event time,
+entities, tags) says how it is known and what it is about. A restatement of the same article
+changes a scalar only when it gives one, and only adds to the sets, so restating a fact with less
+metadata changes nothing. Event time lives in the article as its first `<time datetime>` (where the
+original reads it); an empty `<time>` carries it without changing the content hash, which covers text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from typing import Final
+
+from memhtml.html.document import parse_memory
+from memhtml.html.escaping import escape_attribute
+from memhtml.html.headedit import add_meta, set_meta
+from memhtml.html.template import format_confidence
+
+# The semantic head's fields, in the order `changed` reports them.
+SEMANTIC_FIELDS: Final[tuple[str, ...]] = ("type", "confidence", "importance", "eventAt", "entities", "tags")
+
+
+@dataclass(frozen=True, slots=True)
+class Restatement:
+    """What one write says about a memory's head; None (or empty) means "not stated", never "clear it"."""
+
+    memory_type: str
+    confidence: float | None = None
+    importance: int | None = None
+    event_at: str | None = None
+    entities: Sequence[str] = ()
+    tags: Sequence[str] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Restated:
+    changed: tuple[str, ...]  # SEMANTIC_FIELDS that moved; empty means the memory already said all of it
+    text: str  # the file with those changes applied (the input itself when nothing changed)
+
+
+def restate(text: str, statement: Restatement, instant: str) -> Restated:
+    """Apply `statement` to the memory file `text`: set the scalars it gives that differ, add the entities
+    and tags it lacks, and stamp `memhtml-updated` when anything moved. Byte splices only."""
+    parsed = parse_memory(text)
+    changed: list[str] = []
+    if statement.memory_type != parsed.memory_type:
+        text = set_meta(text, "memhtml-type", statement.memory_type)
+        changed.append("type")
+    if statement.confidence is not None:
+        wanted = format_confidence(statement.confidence)
+        if parsed.meta("memhtml-confidence") != wanted:
+            text = set_meta(text, "memhtml-confidence", wanted)
+            changed.append("confidence")
+    if statement.importance is not None and parsed.meta("memhtml-importance") != str(statement.importance):
+        text = set_meta(text, "memhtml-importance", str(statement.importance))
+        changed.append("importance")
+    if statement.event_at is not None and statement.event_at != parsed.event_at:
+        text = set_event_time(text, statement.event_at)
+        changed.append("eventAt")
+    for name, field_name, stated, present in (
+        ("memhtml-entity", "entities", statement.entities, parsed.entities),
+        ("memhtml-tag", "tags", statement.tags, parsed.tags),
+    ):
+        missing = [value for value in dict.fromkeys(stated) if value.strip() and value not in present]
+        for value in missing:
+            text = add_meta(text, name, value)
+        if missing:
+            changed.append(field_name)
+    if changed:
+        text = set_meta(text, "memhtml-updated", instant)
+    return Restated(tuple(changed), text)
+
+
+def set_event_time(text: str, instant: str) -> str:
+    """Make `instant` the article's event time: rewrite the `datetime` of its first `<time>`, or put an
+    empty `<time datetime>` right after the claim's `</mark>` (no text, so the content hash holds)."""
+    located = _first_article_time(text)
+    if located is None:
+        mark_end = text.find("</mark>", _article_start(text))
+        if mark_end == -1:
+            raise ValueError("no <mark> to anchor the event time")
+        insert_at = mark_end + len("</mark>")
+        return text[:insert_at] + f'<time datetime="{escape_attribute(instant)}"></time>' + text[insert_at:]
+    start, end, attributes = located
+    attributes["datetime"] = instant
+    rendered = "".join(f' {name}="{escape_attribute(value)}"' for name, value in sorted(attributes.items()))
+    return text[:start] + f"<time{rendered}>" + text[end:]
+
+
+def first_event_time(text: str) -> str | None:
+    """The `datetime` of the article's first `<time>` (what the original reads as event time)."""
+    located = _first_article_time(text)
+    return None if located is None else located[2].get("datetime")
+
+
+def _article_start(text: str) -> int:
+    position = text.find("<article")
+    return 0 if position == -1 else position
+
+
+def _first_article_time(text: str) -> tuple[int, int, dict[str, str]] | None:
+    """Source span and attributes of the first `<time>` start tag at or after `<article`."""
+    offset = _article_start(text)
+    finder = _TimeFinder()
+    try:
+        finder.feed(text[offset:])
+        finder.close()
+    except _FoundError:
+        pass
+    if finder.found is None:
+        return None
+    start, raw, attributes = finder.found
+    return offset + start, offset + start + len(raw), attributes
+
+
+class _FoundError(Exception):
+    """Stops the scan at the first `<time>`."""
+
+
+class _TimeFinder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: tuple[int, str, dict[str, str]] | None = None
+        self._line_starts: list[int] | None = None
+        self._text = ""
+
+    def feed(self, data: str) -> None:
+        self._text += data
+        self._line_starts = [0, *(index + 1 for index, char in enumerate(self._text) if char == "\n")]
+        super().feed(data)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag != "time":
+            return
+        assert self._line_starts is not None
+        line, column = self.getpos()
+        values: dict[str, str] = {}
+        for name, value in attrs:
+            values.setdefault(name, value or "")  # the first of duplicated attributes wins, as in HTML5
+        self.found = (self._line_starts[line - 1] + column, self.get_starttag_text() or "", values)
+        raise _FoundError

@@ -1,0 +1,240 @@
+"""Storing a batch of rendered memories under one lock as one commit: dedupe, two-level identity, paths.
+
+Every op gets an outcome before anything touches the tree: `unchanged` (the same article with nothing
+new to say), `updated` (the same article with a changed semantic head, applied to that file),
+`written` (a new file at a claimed path), or `refused`. Atomic batches stop at the first refusal and
+report every other op `skipped`; nothing is written. A single `write` is a batch of one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memhtml.contracts.errors import MemhtmlError, StorageFailure, WriteConflict
+from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
+from memhtml.html.identity import Restatement, restate
+from memhtml.store.gitcmd import run_git
+from memhtml.store.repository import Store
+from memhtml.store.transaction import (
+    Committed,
+    FileChange,
+    commit_changes,
+    exclusive,
+    read_committed,
+    refuse_if_modified,
+)
+
+# Answers "which active, non-task memory has each of these content hashes?" (the index, or a scan).
+ActiveOwners = Callable[[Sequence[str]], dict[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedMemory:
+    """A rendered, validated memory file and the rules that will give it a path."""
+
+    file_text: str
+    content_hash: str
+    memory_type: str
+    directory: str
+    slug: str
+    date_prefix: str | None
+    explicit_path: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedOp:
+    """One op as the store receives it: rendered and checked, or already refused by its door."""
+
+    placed: PlacedMemory | None
+    restatement: Restatement | None = None
+    refusal: MemhtmlError | None = None
+
+
+@dataclass(slots=True)
+class OpOutcome:
+    outcome: str  # written | unchanged | updated | refused | skipped
+    path: str | None = None
+    changed: tuple[str, ...] = ()
+    error: MemhtmlError | None = None
+
+    @property
+    def stored(self) -> bool:
+        return self.outcome in ("written", "updated")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchStored:
+    outcomes: list[OpOutcome]
+    committed: Committed | None  # None: nothing to commit (all unchanged, refused, a dry run)
+    touched: list[str] = field(default_factory=list)  # paths written or rewritten, in first-touch order
+
+
+def store_batch(
+    store: Store,
+    ops: Sequence[PlannedOp],
+    owners: ActiveOwners,
+    message_for: Callable[[list[OpOutcome], list[str]], str],
+    *,
+    instant: str,
+    atomic: bool = True,
+    dry_run: bool = False,
+) -> BatchStored:
+    """Plan every op under the write lock, then (unless refused atomically or dry) commit them as one."""
+    with exclusive(store):
+        plan = _Plan(store, ops, owners, instant)
+        outcomes = plan.run(stop_at_refusal=atomic)
+        if atomic and any(outcome.outcome == "refused" for outcome in outcomes):
+            for outcome in outcomes:
+                if outcome.outcome != "refused":
+                    outcome.outcome, outcome.path, outcome.changed = "skipped", None, ()
+            return BatchStored(outcomes, None)
+        changes = plan.changes()
+        if dry_run or not changes:
+            return BatchStored(outcomes, None, plan.touched)
+        committed = commit_changes(store, changes, message_for(outcomes, plan.touched))
+    return BatchStored(outcomes, committed, plan.touched)
+
+
+class _Plan:
+    """The batch's view of the store while it is being planned: pending texts, claimed paths, hashes."""
+
+    def __init__(self, store: Store, ops: Sequence[PlannedOp], owners: ActiveOwners, instant: str) -> None:
+        self.store = store
+        self.ops = ops
+        self.instant = instant
+        self.claimer = PathClaimer(store.root)
+        hashes = [op.placed.content_hash for op in ops if op.placed is not None and op.placed.memory_type != "task"]
+        self.owner_of = owners(list(dict.fromkeys(hashes))) if hashes else {}
+        # Only a committed memory counts as the owner: an uncommitted leftover must not swallow a write.
+        self.committed = read_committed(store, self.owner_of.values())
+        self.pending: dict[str, str] = {}  # path -> text this batch will leave there
+        self.new_paths: set[str] = set()
+        self.batch_owner: dict[str, str] = {}  # content hash -> path, for ops later in the batch
+        self.touched: list[str] = []
+
+    def run(self, *, stop_at_refusal: bool) -> list[OpOutcome]:
+        outcomes: list[OpOutcome] = []
+        for op in self.ops:
+            try:
+                outcome = self._one(op)
+            except MemhtmlError as error:
+                outcome = OpOutcome("refused", error=error)
+            outcomes.append(outcome)
+            if outcome.outcome == "refused" and stop_at_refusal:
+                outcomes += [OpOutcome("skipped") for _ in self.ops[len(outcomes) :]]
+                break
+        return outcomes
+
+    def _one(self, op: PlannedOp) -> OpOutcome:
+        if op.refusal is not None or op.placed is None:
+            raise op.refusal or StorageFailure("an op reached the store without a rendered file", [])
+        placed = op.placed
+        owner = self._owner(placed)
+        if owner is not None:
+            return self._restate(owner, op.restatement)
+        path = self._claim(placed)
+        self.pending[path] = placed.file_text
+        self.new_paths.add(path)
+        self.touched.append(path)
+        if placed.memory_type != "task":
+            self.batch_owner[placed.content_hash] = path
+        return OpOutcome("written", path)
+
+    def _owner(self, placed: PlacedMemory) -> str | None:
+        if placed.memory_type == "task":  # tasks are never deduped, in either direction
+            return None
+        if placed.content_hash in self.batch_owner:
+            return self.batch_owner[placed.content_hash]
+        owner = self.owner_of.get(placed.content_hash)
+        return owner if owner is not None and owner in self.committed else None
+
+    def _restate(self, path: str, restatement: Restatement | None) -> OpOutcome:
+        current = self.pending.get(path, self.committed.get(path))
+        if restatement is None or current is None:
+            return OpOutcome("unchanged", path)
+        restated = restate(current, restatement, self.instant)
+        if not restated.changed:
+            return OpOutcome("unchanged", path)
+        if path not in self.new_paths and path not in self.pending:
+            refuse_if_modified(self.store, path, self.committed[path])
+        self.pending[path] = restated.text
+        if path not in self.touched:
+            self.touched.append(path)
+        return OpOutcome("updated", path, restated.changed)
+
+    def _claim(self, placed: PlacedMemory) -> str:
+        if placed.explicit_path is None:
+            return self.claimer.claim(placed.directory, placed.slug, placed.date_prefix)
+        path = placed.explicit_path
+        if not self.claimer.take(path):
+            raise WriteConflict(
+                f"write conflict on {path}: a memory already occupies this path; nothing was written",
+                [f"memhtml read {path}", "drop the explicit path and let placement pick a free one"],
+            )
+        return path
+
+    def changes(self) -> list[FileChange]:
+        return [
+            FileChange(path, self.pending[path], rewrite=path not in self.new_paths)
+            for path in self.touched
+            if path in self.new_paths or self.pending[path] != self.committed.get(path)
+        ]
+
+
+class PathClaimer:
+    """Free paths for one transaction. A path is taken if a file is there, if HEAD has it (even when
+    deleted from disk), if an archived copy of it exists (so old hrefs never point at an unrelated
+    memory), or if this transaction already claimed it. Each directory is listed in HEAD once."""
+
+    def __init__(self, root: Path, vacating: frozenset[str] = frozenset()) -> None:
+        self.root = root
+        self.vacating = vacating  # paths this transaction moves away, free to be refilled
+        self.claimed: set[str] = set()
+        self._head_names: dict[str, frozenset[str]] = {}
+        self._archive_years: list[str] | None = None
+
+    def claim(self, directory: str, slug: str, date_prefix: str | None) -> str:
+        for ordinal in range(1, MAX_COLLISION_ORDINAL + 1):
+            candidate = f"{directory}/{memory_filename(slug, ordinal, date_prefix)}"
+            if self.take(candidate):
+                return candidate
+        raise StorageFailure(f"no free path for `{slug}` in {directory} after {MAX_COLLISION_ORDINAL} tries", [])
+
+    def take(self, candidate: str) -> bool:
+        """Claim `candidate` if it is free; False when something holds it."""
+        if candidate in self.claimed or (candidate not in self.vacating and self.occupied(candidate)):
+            return False
+        self.claimed.add(candidate)
+        return True
+
+    def occupied(self, candidate: str) -> bool:
+        if os.path.lexists(self.root / candidate) or candidate in self._names_in_head(candidate):
+            return True
+        return any(os.path.lexists(self.root / "archive" / year / candidate) for year in self.archive_years())
+
+    def archive_years(self) -> list[str]:
+        if self._archive_years is None:
+            try:
+                entries = os.scandir(self.root / "archive")
+            except FileNotFoundError:
+                self._archive_years = []
+            else:
+                with entries:
+                    self._archive_years = [entry.name for entry in entries if entry.is_dir() and entry.name.isdigit()]
+        return self._archive_years
+
+    def _names_in_head(self, path: str) -> frozenset[str]:
+        directory = path.rsplit("/", 1)[0] + "/"
+        if directory not in self._head_names:
+            output = run_git(
+                self.root,
+                ["ls-tree", "-z", "--name-only", "--full-tree", "HEAD", "--", directory],
+                ok_statuses=(0, 128),
+            ).stdout
+            self._head_names[directory] = frozenset(
+                name.decode("utf-8", "surrogateescape") for name in output.split(b"\0") if name
+            )
+        return self._head_names[directory]

@@ -1,0 +1,178 @@
+"""One store transaction: create, rewrite and move memory files, then commit them all as one commit.
+
+The caller holds the write lock. Every touched path is journaled first (its prior bytes, or its
+absence); until the branch moves, any failure, interrupt or SIGTERM/SIGHUP puts every byte back, so
+the tree is identical to before. Once the branch has moved the files belong to history and nothing
+is undone. Moves are `git mv`-shaped (the source leaves the tree in the same commit).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+from memhtml.contracts.errors import DirtyTree, StorageFailure
+from memhtml.store.commit import Landed, Staged, commit_paths, head_sha, sweep_private_indexes, sync_real_index
+from memhtml.store.files import create_file_exclusively, remove_created
+from memhtml.store.gitcmd import run_git
+from memhtml.store.gitread import GitCorpusReader
+from memhtml.store.lock import write_lock
+from memhtml.store.repository import Store
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """`text` lands at `path`. `source` set: the file moves from there (`git mv`); `rewrite`: `path` is an
+    existing committed file replaced in place; neither: a new file."""
+
+    path: str
+    text: str
+    source: str | None = None
+    rewrite: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    landed: Landed
+    index_synced: bool  # whether the user's git index now shows our paths as committed
+
+
+@contextlib.contextmanager
+def exclusive(store: Store) -> Iterator[None]:
+    """The store's write lock, with SIGTERM/SIGHUP turned into interrupts so rollbacks run, and the
+    private index files of any killed writer swept away."""
+    with write_lock(store.git_dir), signals_as_interrupts():
+        sweep_private_indexes(store.git_dir)
+        yield
+
+
+@contextlib.contextmanager
+def signals_as_interrupts() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into KeyboardInterrupt for the block, so its rollback runs."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    try:
+        previous = {number: signal.signal(number, interrupt) for number in (signal.SIGTERM, signal.SIGHUP)}
+    except ValueError:  # not the main thread: signals cannot be caught here
+        yield
+        return
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def read_committed(store: Store, paths: Iterable[str]) -> dict[str, str]:
+    """HEAD's text of each path that HEAD holds (one `ls-tree` and one `cat-file --batch`)."""
+    wanted = list(dict.fromkeys(paths))
+    if not wanted:
+        return {}
+    reader = GitCorpusReader(store.root)
+    head = reader.head()
+    if head is None:
+        return {}
+    tree = reader.tree(head, wanted)
+    blobs = reader.blobs(tree.values())
+    return {path: blobs[sha].decode("utf-8") for path, sha in tree.items() if sha in blobs}
+
+
+def refuse_if_modified(store: Store, path: str, committed_text: str) -> None:
+    """A committed file we are about to rewrite or move must hold exactly its committed bytes: anything
+    else is someone's uncommitted work, which we would either sweep into our commit or destroy."""
+    try:
+        on_disk = (store.root / path).read_bytes()
+    except FileNotFoundError:
+        on_disk = None
+    if on_disk != committed_text.encode("utf-8"):
+        raise DirtyTree(
+            f"{path} has uncommitted changes (or is missing from the working tree); nothing was written",
+            [f"git diff -- {path}", f"git checkout -- {path}", f"git commit -- {path}"],
+        )
+
+
+def commit_changes(store: Store, changes: Sequence[FileChange], message: str) -> Committed:
+    """Put `changes` in the working tree and commit them as one commit; restore everything on failure."""
+    journal = _Journal(store.root)
+    head_before = head_sha(store.root)
+    try:
+        for change in changes:
+            journal.apply(change)
+        destinations = {change.path for change in changes}
+        # A source that another change refills (an in-place correction) stays in the tree.
+        staged = [
+            Staged(change.source, present=False)
+            for change in changes
+            if change.source is not None and change.source not in destinations
+        ]
+        staged += [Staged(change.path) for change in changes]
+        landed = commit_paths(store.root, store.git_dir, staged, message)
+    except BaseException:
+        # An interrupt can arrive after the branch moved; committed files must never be undone.
+        if not _landed_since(store.root, head_before, message):
+            journal.undo()
+        raise
+    return Committed(landed, sync_real_index(store.root, landed.records))
+
+
+class _Journal:
+    """What a transaction did to the working tree, so it can be put back byte for byte."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.created: list[str] = []
+        self.directories: list[Path] = []
+        self.prior: list[tuple[str, bytes]] = []
+
+    def apply(self, change: FileChange) -> None:
+        if change.rewrite:
+            self._replace(change.path, change.text)
+            return
+        self.directories += create_file_exclusively(self.root, change.path, change.text)
+        self.created.append(change.path)
+        if change.source is not None:
+            source = self.root / change.source
+            self.prior.append((change.source, source.read_bytes()))
+            source.unlink()
+
+    def _replace(self, path: str, text: str) -> None:
+        target = self.root / path
+        if target.is_symlink():
+            raise StorageFailure(f"{path} is a symbolic link; memories are rewritten only inside the store", [])
+        self.prior.append((path, target.read_bytes()))
+        temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        try:
+            with temporary.open("xb") as handle:
+                handle.write(text.encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+
+    def undo(self) -> None:
+        # New files go first: an in-place correction creates a file where the moved one used to be.
+        for path in self.created:
+            (self.root / path).unlink(missing_ok=True)
+        for path, data in reversed(self.prior):
+            target = self.root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        remove_created(self.root, [], self.directories)
+
+
+def _landed_since(root: Path, head_before: str | None, message: str) -> bool:
+    """Whether HEAD moved to a commit carrying `message` (ours: we hold the write lock)."""
+    head_now = head_sha(root)
+    if head_now is None or head_now == head_before:
+        return False
+    completed = run_git(root, ["cat-file", "commit", head_now], ok_statuses=(0, 128))
+    return completed.stdout.decode("utf-8", "replace").split("\n\n", 1)[-1] == message
