@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False)
 index_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 state_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+task_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(index_app, name="index")
+app.add_typer(task_app, name="task")
 app.add_typer(state_app, name="state")
 
 
@@ -53,6 +55,7 @@ def write_command(
     entity: Annotated[list[str] | None, typer.Option("--entity")] = None,
     importance: Annotated[int | None, typer.Option("--importance")] = None,
     confidence: Annotated[float | None, typer.Option("--confidence")] = None,
+    event_at: Annotated[str | None, typer.Option("--event-at")] = None,
     session_id: Annotated[str | None, typer.Option("--session-id")] = None,
     prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
     turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
@@ -78,8 +81,49 @@ def write_command(
         session_id=session_id,
         prompt_id=prompt_id,
         turn_uuid=turn_uuid,
+        event_at=event_at,
     )
     door.answer("memory.written", write(door.root, request).as_data())
+
+
+def apply_command(
+    context: typer.Context,
+    stdin_marker: Annotated[str | None, typer.Argument()] = None,
+    file: Annotated[str | None, typer.Option("--file")] = None,
+    continue_on_error: Annotated[bool, typer.Option("--continue-on-error/--no-continue-on-error")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run/--no-dry-run")] = False,
+    detect_conflicts: Annotated[bool, typer.Option("--detect-conflicts/--no-detect-conflicts")] = False,
+    detect_near_duplicates: Annotated[
+        bool, typer.Option("--detect-near-duplicates/--no-detect-near-duplicates")
+    ] = False,
+    consolidate: Annotated[str | None, typer.Option("--consolidate")] = None,
+    session_id: Annotated[str | None, typer.Option("--session-id")] = None,
+    prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
+    turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
+) -> None:
+    """Write many memories from JSONL: one commit, one index pass, an answer per op."""
+    from memhtml.cli.envelope import EXIT_OK, EXIT_PARTIAL
+    from memhtml.cli.streams import read_ops_stream
+    from memhtml.operations.apply import ApplyOptions, apply
+    from memhtml.operations.batchinput import Provenance
+
+    door = _door(context)
+    assert door.root is not None
+    stream = read_ops_stream(door.command, file, stdin_marker)
+    options = ApplyOptions(
+        continue_on_error=continue_on_error,
+        dry_run=dry_run,
+        detect_conflicts=detect_conflicts,
+        detect_near_duplicates=detect_near_duplicates,
+        consolidate=consolidate,
+        provenance=Provenance(session_id, prompt_id, turn_uuid),
+    )
+    answer = apply(door.root, stream, options)
+    door.answer("batch.applied", answer.data, EXIT_PARTIAL if answer.partial else EXIT_OK)
+
+
+app.command("apply")(apply_command)
+app.command("batch")(apply_command)
 
 
 @app.command("read")
@@ -200,6 +244,78 @@ def recall_command(
     door.answer("recall.pack", recall(door.root, request))
 
 
+@app.command("correct")
+def correct_command(
+    context: typer.Context,
+    target: Annotated[str, typer.Argument()],
+    title: Annotated[str, typer.Option("--title")],
+    claim: Annotated[str | None, typer.Option("--claim")] = None,
+    body: Annotated[list[str] | None, typer.Option("--body")] = None,
+    article_html: Annotated[str | None, typer.Option("--article-html")] = None,
+    memory_type: Annotated[str | None, typer.Option("--type")] = None,
+    reason: Annotated[str | None, typer.Option("--reason")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
+    entity: Annotated[list[str] | None, typer.Option("--entity")] = None,
+    importance: Annotated[int | None, typer.Option("--importance")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence")] = None,
+    event_at: Annotated[str | None, typer.Option("--event-at")] = None,
+    session_id: Annotated[str | None, typer.Option("--session-id")] = None,
+    prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
+    turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
+) -> None:
+    """Supersede a memory: the corrected one is written and the target archived, in one commit."""
+    from memhtml.operations.lifecycle import correct
+    from memhtml.operations.write import WriteRequest
+
+    door = _door(context)
+    assert door.root is not None
+    request = WriteRequest(
+        title=title,
+        memory_type=memory_type or "",
+        claim=claim,
+        bodies=body or [],
+        article_html=article_html,
+        tags=tag or [],
+        entities=entity or [],
+        importance=importance,
+        confidence=confidence,
+        session_id=session_id,
+        prompt_id=prompt_id,
+        turn_uuid=turn_uuid,
+        event_at=event_at,
+    )
+    door.answer("memory.corrected", correct(door.root, target, request, reason))
+
+
+@app.command("link")
+def link_command(
+    context: typer.Context,
+    src: Annotated[str, typer.Argument()],
+    rel: Annotated[str, typer.Argument()],
+    dst: Annotated[str, typer.Argument()],
+) -> None:
+    """Add a typed edge from one memory to another and commit it; idempotent."""
+    from memhtml.operations.lifecycle import link
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("memory.linked", link(door.root, src, rel, dst))
+
+
+@app.command("archive")
+def archive_command(
+    context: typer.Context,
+    path: Annotated[str, typer.Argument()],
+    reason: Annotated[str, typer.Option("--reason")],
+) -> None:
+    """Retire a memory into archive/<YYYY>/ with its stamps; nothing is deleted."""
+    from memhtml.operations.lifecycle import archive
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("memory.archived", archive(door.root, path, reason))
+
+
 @app.command("neighbors")
 def neighbors_command(
     context: typer.Context,
@@ -270,6 +386,85 @@ def list_command(
         include_archived=include_archived,
     )
     door.answer("memory.list", list_memories(door.root, request))
+
+
+@task_app.command("add")
+def task_add_command(
+    context: typer.Context,
+    title: Annotated[str, typer.Option("--title")],
+    claim: Annotated[str | None, typer.Option("--claim")] = None,
+    body: Annotated[list[str] | None, typer.Option("--body")] = None,
+    status: Annotated[str, typer.Option("--status")] = "todo",
+    due: Annotated[str | None, typer.Option("--due")] = None,
+    workspace: Annotated[str | None, typer.Option("--workspace")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
+    entity: Annotated[list[str] | None, typer.Option("--entity")] = None,
+    session_id: Annotated[str | None, typer.Option("--session-id")] = None,
+    prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
+    turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
+) -> None:
+    """Open a task (never deduped: two identical tasks are two tasks)."""
+    from memhtml.operations.lifecycle import task_add, task_request
+
+    door = _door(context)
+    assert door.root is not None
+    request = task_request(
+        title,
+        claim,
+        body or [],
+        status,
+        due=due,
+        workspace=workspace,
+        tags=tag or [],
+        entities=entity or [],
+        session_id=session_id,
+        prompt_id=prompt_id,
+        turn_uuid=turn_uuid,
+    )
+    door.answer("task.written", task_add(door.root, request))
+
+
+@task_app.command("status")
+def task_status_command(
+    context: typer.Context,
+    path: Annotated[str, typer.Argument()],
+    status: Annotated[str, typer.Argument()],
+    reason: Annotated[str | None, typer.Option("--reason")] = None,
+) -> None:
+    """Move a task's status; `done` archives it in the same commit."""
+    from memhtml.operations.lifecycle import task_status
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("task.updated", task_status(door.root, path, status, reason))
+
+
+@task_app.command("list")
+def task_list_command(
+    context: typer.Context,
+    status: Annotated[str | None, typer.Option("--status")] = None,
+    workspace: Annotated[str | None, typer.Option("--workspace")] = None,
+    due_before: Annotated[str | None, typer.Option("--due-before")] = None,
+    limit: Annotated[int, typer.Option("--limit")] = 50,
+    cursor: Annotated[str | None, typer.Option("--cursor")] = None,
+    include_archived: Annotated[bool, typer.Option("--include-archived/--no-include-archived")] = False,
+    detected: Annotated[bool, typer.Option("--detected/--no-detected")] = False,
+) -> None:
+    """Tasks in path order with their live blockers."""
+    from memhtml.operations.lifecycle import task_list
+
+    door = _door(context)
+    assert door.root is not None
+    answer = task_list(
+        door.root,
+        status=status,
+        workspace=workspace,
+        due_before=due_before,
+        limit=limit,
+        cursor=cursor,
+        include_archived=include_archived,
+    )
+    door.answer("task.list", answer)
 
 
 @index_app.command("rebuild")

@@ -26,7 +26,9 @@ class Door:
     root: Path | None = None
     status: int = EXIT_OK
 
-    def answer(self, response_type: str, data: dict[str, Any]) -> None:
+    def answer(self, response_type: str, data: dict[str, Any], status: int = EXIT_OK) -> None:
+        """Answer a result; `status` 3 says some of it was stored and some refused (partial)."""
+        self.status = status
         envelope = success(response_type, data)
         if self.json_mode:
             _write(encode(envelope, dense=self.dense))

@@ -16,6 +16,7 @@ API_VERSION: Final[str] = "1"
 EXIT_OK: Final[int] = 0
 EXIT_FAILURE: Final[int] = 1
 EXIT_USAGE: Final[int] = 2
+EXIT_PARTIAL: Final[int] = 3
 
 
 def success(response_type: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -33,6 +34,8 @@ def failure(error: MemhtmlError, *, write_command: bool, unexpected: bool = Fals
     if write_command:
         envelope["stored"] = False
         envelope["outcome"] = "failed" if error.retryable or unexpected else "refused"
+    if error.data is not None:
+        envelope["data"] = error.data
     return envelope
 
 

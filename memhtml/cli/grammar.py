@@ -171,6 +171,7 @@ def parse_command_line(argv: list[str], *, refuse_env_root: bool, stdout_is_tty:
     _check_arity(command, positionals)
     _check_required(command, positionals, values)
     _check_exactly_one(command, values)
+    _check_positional_values(command, positionals)
     _check_values(command, values, instants=True)
     _check_values(command, values, instants=False)
     invocation = _invocation(command, positionals, values, stdout_is_tty, help_topic=None)
@@ -398,6 +399,8 @@ def _check_arity(command: CommandSpec, positionals: tuple[str, ...]) -> None:
     if command.args and command.args[-1].repeatable:
         return
     surplus = positionals[len(command.args) :]
+    if command.reads_stdin and surplus == ("-",):
+        return
     if not surplus:
         return
     if command.args:
@@ -489,6 +492,26 @@ def _check_values(command: CommandSpec, values: dict[str, list[str]], *, instant
                     message,
                     [f"memhtml {command.name} --{spec.name} {hint}" for hint in hints],
                 )
+
+
+def _check_positional_values(command: CommandSpec, positionals: tuple[str, ...]) -> None:
+    """A positional with a closed vocabulary (`link`'s rel, `task status`'s status) is a usage error
+    at exit 2 when outside it, like a flag's value (the original finds these late, at exit 1)."""
+    for arg, value in zip(command.args, positionals, strict=False):
+        if arg.values is None or value in arg.values:
+            continue
+        shown = [*positionals]
+        hints = nearest(value, list(arg.values)) or list(arg.values[:SUGGESTION_LIMIT])
+        suggestions = []
+        for hint in hints:
+            shown[command.args.index(arg)] = hint
+            suggestions.append(" ".join(["memhtml", command.name, *shown]))
+        raise _usage(
+            command,
+            INVALID_FLAG,
+            f"unknown {arg.name}: {value}. One of: {', '.join(arg.values)}",
+            suggestions,
+        )
 
 
 def _lenient_globals(tokens: _Tokens) -> dict[str, list[str]]:

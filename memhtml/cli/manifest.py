@@ -61,6 +61,8 @@ def command_entry(command: CommandSpec) -> dict[str, Any]:
 def arg_entry(arg: ArgSpec) -> dict[str, Any]:
     """`{name, description, required, repeatable?}`; `repeatable` only when true, as the original."""
     entry: dict[str, Any] = {"name": arg.name, "description": arg.description, "required": arg.required}
+    if arg.values is not None:
+        entry["values"] = list(arg.values)
     if arg.repeatable:
         entry["repeatable"] = True
     return entry

@@ -25,6 +25,13 @@ from memhtml.contracts.commandspec import (
     GuideTopic,
     ValueFormat,
 )
+from memhtml.contracts.lifecycle_commands import (
+    APPLY_COMMANDS,
+    ARCHIVE_COMMAND,
+    CORRECT_COMMAND,
+    LINK_COMMAND,
+    TASK_COMMANDS,
+)
 from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, PARA_BUCKETS
 from memhtml.contracts.writeflags import CLAIM_OR_ARTICLE, PROMPT_FLAG, TURN_FLAG, WRITE_FLAGS
 
@@ -182,6 +189,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         opens_repo=True,
         exactly_one_of=(CLAIM_OR_ARTICLE,),
     ),
+    *APPLY_COMMANDS,
     CommandSpec(
         name="read",
         summary="Read one memory: its metas, links, article, and format warnings.",
@@ -247,6 +255,8 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         ),
         opens_repo=True,
     ),
+    CORRECT_COMMAND,
+    LINK_COMMAND,
     CommandSpec(
         name="neighbors",
         summary="The memory graph around one path, to a fixed depth of at most two hops.",
@@ -295,6 +305,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         examples=("memhtml resolve resources/gateway/retry-budget.html",),
         opens_repo=True,
     ),
+    ARCHIVE_COMMAND,
     CommandSpec(
         name="reinforce",
         summary="Bump access bookkeeping, gated by a 900-second per-path cooldown that a plain `read` does not trip.",
@@ -366,6 +377,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         ),
         opens_repo=True,
     ),
+    *TASK_COMMANDS,
     CommandSpec(
         name="index rebuild",
         summary="Rebuild the index (.memhtml/index.duckdb) from the git tree at HEAD, then the dirty "
@@ -548,16 +560,12 @@ GUIDE: Final[tuple[GuideTopic, ...]] = (
 )
 
 
+# Commands the original does not have.
+ADDED_COMMANDS: Final[tuple[str, ...]] = ("batch",)
+
 # The original's commands this version does not have yet; naming one gets a plain answer, not a typo hint.
 NOT_YET_BUILT: Final[tuple[str, ...]] = (
-    "apply",
-    "correct",
-    "link",
-    "archive",
     "entity activity",
-    "task add",
-    "task status",
-    "task list",
     "index embed",
     "trace index",
     "trace search",

@@ -34,6 +34,7 @@ class ArgSpec:
     description: str
     required: bool
     repeatable: bool = False
+    values: tuple[str, ...] | None = None  # a closed vocabulary, checked at exit 2 like a flag's
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class CommandSpec:
     examples: tuple[str, ...]
     opens_repo: bool
     exactly_one_of: tuple[ExactlyOneOf, ...] = ()
+    reads_stdin: bool = False  # a lone positional `-` names stdin (not an argument of the contract)
 
     def flag(self, name: str) -> FlagSpec | None:
         """This command's own flag called `name` (globals are not included)."""

@@ -53,6 +53,8 @@ class MemhtmlError(Exception):
         super().__init__(message)
         self.message = message
         self.suggestions: list[str] = list(suggestions or [])
+        # Results that still belong in the failure envelope (an aborted batch's per-op report).
+        self.data: dict[str, object] | None = None
         if retryable is not None:
             self.retryable = retryable
 
@@ -114,8 +116,20 @@ class LockTimeout(MemhtmlError):
     retryable = True
 
 
+class BatchAborted(MemhtmlError):
+    """An atomic batch stopped by one refused op: nothing was written; the envelope carries that op's
+    code and every op's result."""
+
+    def __init__(self, cause: MemhtmlError, message: str, data: dict[str, object]) -> None:
+        super().__init__(message, cause.suggestions, retryable=cause.retryable)
+        self.cause_code = envelope_code(cause)
+        self.data = data
+
+
 def envelope_code(error: MemhtmlError) -> str:
     """The one code an error reports, whether fixed by class or chosen per instance."""
     if isinstance(error, UsageError):
         return error.envelope_code
+    if isinstance(error, BatchAborted):
+        return error.cause_code
     return error.code

@@ -18,6 +18,16 @@ CLAIM_OR_ARTICLE = ExactlyOneOf(
     placeholders=("<sentence>", "'<p>…</p>'"),
 )
 
+EVENT_AT_FLAG = FlagSpec(
+    "event-at",
+    "string",
+    "When the fact happened (world time), YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ. Written as the "
+    "article's first <time datetime>, where every memhtml reads event time; the element carries no "
+    "text, so the content hash (and dedupe) is unchanged. Restating a stored fact with a new event "
+    "time updates it in place.",
+    value_format="instant",
+)
+
 WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
     FlagSpec(
         "title",
@@ -104,6 +114,7 @@ WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
         maximum=1,
         value_format="number",
     ),
+    EVENT_AT_FLAG,
     SESSION_FLAG,
     PROMPT_FLAG,
     TURN_FLAG,

@@ -138,15 +138,14 @@ class IndexSession:
         )
         return {str(digest): str(path) for digest, path in rows}
 
-    def follow_commit(self, session_link: SessionLink | None = None) -> dict[str, Any] | None:
-        """Index the commit just made (and record its session link); any failure here becomes a
+    def follow_commit(self, session_links: Sequence[SessionLink] = ()) -> dict[str, Any] | None:
+        """Index the commit just made (and record its session links); any failure here becomes a
         warning, never a failed command: the commit has landed."""
         if self.database is None:
             return self.warning()
         try:
             catch_up(self.database, self.reader)
-            if session_link is not None:
-                record_session_link(self.database, session_link)
+            record_session_links(self.database, session_links)
         except Exception as error:
             self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
             return self.warning()
@@ -187,17 +186,31 @@ class SessionLink:
 
 def record_session_link(database: Database, link: SessionLink) -> None:
     """Provenance both ways: which session wrote, read or corrected which memory."""
+    record_session_links(database, [link])
+
+
+def record_session_links(database: Database, links: Sequence[SessionLink]) -> None:
+    """Record many session links in one statement (a batch may carry thousands)."""
+    # One row per (path, session, kind): a batch may touch one memory with several ops.
+    links = list({(link.path, link.session_id, link.kind): link for link in links}.values())
+    if not links:
+        return
+    at = now_instant()
     with database.transaction():
         database.run(
-            "INSERT INTO state.session_links VALUES ($path, $session, $prompt, $turn, $kind, $at)"
-            " ON CONFLICT DO NOTHING",
+            """
+            INSERT INTO state.session_links
+            SELECT * FROM (SELECT unnest($paths), unnest($sessions), unnest($prompts), unnest($turns),
+                                  unnest($kinds), $at)
+            ON CONFLICT DO NOTHING
+            """,
             {
-                "path": link.path,
-                "session": link.session_id,
-                "prompt": link.prompt_id,
-                "turn": link.turn_uuid,
-                "kind": link.kind,
-                "at": now_instant(),
+                "paths": [link.path for link in links],
+                "sessions": [link.session_id for link in links],
+                "prompts": [link.prompt_id for link in links],
+                "turns": [link.turn_uuid for link in links],
+                "kinds": [link.kind for link in links],
+                "at": at,
             },
         )
 

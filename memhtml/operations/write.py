@@ -171,12 +171,12 @@ def write(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> 
         assert outcome.path is not None
         index_warning = None
         if stored.committed is not None:
-            link = (
-                SessionLink(outcome.path, "wrote", request.session_id, request.prompt_id, request.turn_uuid)
+            links = (
+                [SessionLink(outcome.path, "wrote", request.session_id, request.prompt_id, request.turn_uuid)]
                 if request.session_id
-                else None
+                else []
             )
-            index_warning = index.follow_commit(link)
+            index_warning = index.follow_commit(links)
     committed = stored.committed
     return WriteReport(
         stored=outcome.stored,

@@ -1,0 +1,173 @@
+"""The `apply` use case: a JSONL batch of writes as one commit and one index pass, with per-op answers.
+
+Every op is decoded, rendered and checked first; the store then plans each one under its lock
+(dedupe against the store and the batch, two-level identity, claimed paths) and commits the batch
+once. Atomic by default: one refused op stores nothing and the batch fails with that op's code and
+every result. With --continue-on-error the rest land and the answer is partial.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memhtml.contracts.errors import BatchAborted, MemhtmlError, envelope_code
+from memhtml.contracts.instants import format_instant
+from memhtml.operations.batchinput import DecodedOp, Provenance, decode_ops
+from memhtml.operations.indexing import SessionLink, writable_index
+from memhtml.operations.write import plan_write
+from memhtml.store.batch import OpOutcome, PlannedOp, store_batch
+from memhtml.store.commit import commit_message, commit_subject
+from memhtml.store.repository import open_store
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyOptions:
+    continue_on_error: bool = False
+    dry_run: bool = False
+    detect_conflicts: bool = False
+    detect_near_duplicates: bool = False
+    consolidate: str | None = None
+    provenance: Provenance = field(default_factory=Provenance)
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyAnswer:
+    """The `batch.applied` data and whether it is a partial success (exit 3)."""
+
+    data: dict[str, Any]
+    partial: bool
+
+
+def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | None = None) -> ApplyAnswer:
+    """Apply every op of `stream`; raises BatchAborted when an atomic batch stored nothing because of
+    a refused op, and when every op was refused."""
+    decoded = decode_ops(stream, options.provenance)
+    moment = now or dt.datetime.now(dt.UTC)
+    planned = [_plan(op, moment) for op in decoded]
+    store = open_store(root)
+    with writable_index(store) as index:
+        stored = store_batch(
+            store,
+            planned,
+            index.owners,
+            lambda outcomes, touched: _message(decoded, outcomes, touched),
+            instant=format_instant(moment),
+            atomic=not options.continue_on_error,
+            dry_run=options.dry_run,
+        )
+        index_warning = None
+        if stored.committed is not None:
+            index_warning = index.follow_commit(_session_links(decoded, stored.outcomes))
+    committed = stored.committed
+    results = [
+        _result(position, op, outcome)
+        for position, (op, outcome) in enumerate(zip(decoded, stored.outcomes, strict=True))
+    ]
+    data: dict[str, Any] = {
+        "results": results,
+        "summary": _summary(stored.outcomes),
+        "commit_sha": committed.landed.sha if committed is not None and committed.landed.created else None,
+        "near_duplicates_degraded": options.detect_near_duplicates,
+    }
+    refused = [outcome for outcome in stored.outcomes if outcome.outcome == "refused"]
+    succeeded = [outcome for outcome in stored.outcomes if outcome.outcome in ("written", "updated", "unchanged")]
+    data["partial"] = bool(refused and succeeded)
+    data["stored"] = any(outcome.stored for outcome in stored.outcomes) and not options.dry_run
+    if options.dry_run:
+        data["preview"] = True
+    if index_warning is not None:
+        data["index"] = index_warning
+    if refused and not succeeded:
+        first = refused[0]
+        assert first.error is not None
+        position = stored.outcomes.index(first)
+        nothing = "nothing was written" if not options.continue_on_error else "every op was refused"
+        raise BatchAborted(
+            first.error,
+            f"apply: op {position} (line {decoded[position].line}) was refused, {nothing}: {first.error.message}",
+            data,
+        )
+    return ApplyAnswer(data, partial=data["partial"])
+
+
+def _plan(op: DecodedOp, moment: dt.datetime) -> PlannedOp:
+    if op.request is None:
+        return PlannedOp(None, refusal=op.refusal)
+    return plan_write(op.request, moment)
+
+
+def _message(decoded: Sequence[DecodedOp], outcomes: list[OpOutcome], touched: list[str]) -> str:
+    """`memhtml(batch): <title>` when one memory changed, else `N memories`; provenance trailers from
+    the first op that carries any."""
+    if len(touched) == 1:
+        first = next(
+            op for op, outcome in zip(decoded, outcomes, strict=True) if outcome.path == touched[0] and outcome.stored
+        )
+        subject = commit_subject("batch", first.title)
+    else:
+        subject = commit_subject("batch", f"{len(touched)} memories")
+    source = next(
+        (op.request for op in decoded if op.request is not None and (op.request.session_id or op.request.prompt_id)),
+        None,
+    )
+    trailers = [] if source is None else [("Memhtml-Session", source.session_id), ("Memhtml-Prompt", source.prompt_id)]
+    return commit_message(subject, trailers)
+
+
+def _session_links(decoded: Sequence[DecodedOp], outcomes: Sequence[OpOutcome]) -> list[SessionLink]:
+    links = []
+    for op, outcome in zip(decoded, outcomes, strict=True):
+        if outcome.stored and outcome.path and op.request is not None and op.request.session_id:
+            request = op.request
+            links.append(
+                SessionLink(outcome.path, "wrote", request.session_id or "", request.prompt_id, request.turn_uuid)
+            )
+    return links
+
+
+def _result(position: int, op: DecodedOp, outcome: OpOutcome) -> dict[str, Any]:
+    """One op's answer: the original's twelve fields, then `stored`, `outcome`, `retryable`, `changed`."""
+    error: MemhtmlError | None = outcome.error
+    ok = outcome.outcome in ("written", "updated", "unchanged")
+    return {
+        "index": position,
+        "ok": ok,
+        "path": outcome.path,
+        "deduped": outcome.outcome in ("updated", "unchanged"),
+        "existing_path": outcome.path if outcome.outcome in ("updated", "unchanged") else None,
+        "code": envelope_code(error) if error is not None else None,
+        "error": error.message if error is not None else None,
+        "skipped": outcome.outcome == "skipped",
+        "conflict": None,
+        "near_duplicates": None,
+        "consolidated_into": None,
+        "superseded_path": None,
+        "stored": outcome.stored,
+        "outcome": outcome.outcome,
+        "retryable": error.retryable if error is not None else False,
+        "changed": list(outcome.changed) if outcome.outcome == "updated" else None,
+        "line": op.line,
+    }
+
+
+def _summary(outcomes: Sequence[OpOutcome]) -> dict[str, int]:
+    """The original's strict partition (total = written + deduped + failed + skipped + consolidated),
+    then the outcome counts, which partition the ops by what happened to them."""
+    counts = {name: 0 for name in ("written", "updated", "unchanged", "refused", "failed", "skipped")}
+    for outcome in outcomes:
+        counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
+    return {
+        "total": len(outcomes),
+        "written": counts["written"],
+        "deduped": counts["updated"] + counts["unchanged"],
+        "failed": counts["refused"] + counts["failed"],
+        "skipped": counts["skipped"],
+        "consolidated": 0,
+        "updated": counts["updated"],
+        "unchanged": counts["unchanged"],
+        "refused": counts["refused"],
+    }

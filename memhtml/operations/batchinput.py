@@ -1,0 +1,216 @@
+"""Decoding an `apply` stream: JSONL lines into write requests, before anything is opened.
+
+A line that is not one JSON object, carries an unknown key or a value of the wrong JSON type makes the
+whole stream a usage error naming the (1-based, physical) line. Problems of vocabulary or range
+(unknown memory type, importance 11, a bad date) are not the stream's fault: they become that op's
+refusal, so the report names the op and, with --continue-on-error, the rest still land.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Final
+
+from memhtml.contracts.errors import InvalidMemory, MemhtmlError, UsageError
+from memhtml.contracts.instants import is_sortable_instant
+from memhtml.contracts.vocabulary import MEMORY_TYPES, TASK_STATUSES
+from memhtml.html.prose import split_apply_body
+from memhtml.operations.write import WriteRequest
+
+# The original's fields, then ours (`event_at`), in the order the error message lists them.
+OP_FIELDS: Final[tuple[str, ...]] = (
+    "op",
+    "title",
+    "type",
+    "body",
+    "article_html",
+    "path",
+    "strict_path",
+    "workspace",
+    "tag",
+    "tags",
+    "entity",
+    "entities",
+    "importance",
+    "confidence",
+    "status",
+    "due",
+    "session_id",
+    "prompt_id",
+    "turn_uuid",
+    "event_at",
+)
+_STRING_FIELDS: Final = frozenset(
+    {"body", "article_html", "path", "workspace", "status", "due", "session_id", "prompt_id", "turn_uuid", "event_at"}
+)
+_LIST_FIELDS: Final = frozenset({"tag", "tags", "entity", "entities"})
+_NUMBER_FIELDS: Final = frozenset({"importance", "confidence"})
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Batch-level session provenance; an op's own value wins."""
+
+    session_id: str | None = None
+    prompt_id: str | None = None
+    turn_uuid: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedOp:
+    line: int
+    request: WriteRequest | None  # None when the op is refused before the store
+    refusal: MemhtmlError | None = None
+    title: str = ""
+
+
+def decode_ops(text: str, provenance: Provenance | None = None) -> list[DecodedOp]:
+    """Every op of the stream, in order; raises UsageError (exit 2) for the first malformed line."""
+    provenance = provenance or Provenance()
+    ops: list[DecodedOp] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        fields = _shape(number, line)
+        ops.append(_decode(number, fields, provenance))
+    if not ops:
+        raise UsageError(
+            "ERR_MISSING_ARGUMENT",
+            "memhtml apply: no ops: give one JSON object per line on stdin or in --file",
+            ['echo \'{"op":"write","title":"…","type":"semantic","body":"…"}\' | memhtml apply'],
+            command="apply",
+        )
+    return ops
+
+
+def _line_error(number: int, code: str, problem: str) -> UsageError:
+    return UsageError(code, f"memhtml apply: line {number}: {problem}", [], command="apply")
+
+
+def _shape(number: int, line: str) -> dict[str, Any]:
+    """The line's fields with nulls dropped, or a usage error naming what is wrong with its shape."""
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise _line_error(
+            number, "ERR_INVALID_FLAG", f"not valid JSON ({error.msg}); one complete JSON object per line"
+        ) from None
+    if not isinstance(value, dict):
+        raise _line_error(number, "ERR_INVALID_FLAG", "each line must be one JSON object, not an array or a scalar")
+    fields = {key: item for key, item in value.items() if item is not None}
+    for key in fields:
+        if key not in OP_FIELDS:
+            raise _line_error(number, "ERR_INVALID_FLAG", f"unknown field `{key}`. Fields: {', '.join(OP_FIELDS)}")
+    for required in ("op", "title", "type"):
+        if required not in fields:
+            raise _line_error(number, "ERR_MISSING_ARGUMENT", f"`{required}` is required")
+    if fields["op"] != "write":
+        raise _line_error(number, "ERR_INVALID_FLAG", "`op` must be one of: write")
+    for key in ("title", "type"):
+        if not isinstance(fields[key], str) or not fields[key].strip():
+            raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a non-empty string")
+    for key, item in fields.items():
+        if key in _STRING_FIELDS and not isinstance(item, str):
+            raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a string")
+        if key in _LIST_FIELDS and not (
+            isinstance(item, str) or (isinstance(item, list) and all(isinstance(entry, str) for entry in item))
+        ):
+            raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a string or an array of strings")
+        if key == "strict_path" and not isinstance(item, bool):
+            raise _line_error(number, "ERR_INVALID_FLAG", "`strict_path` must be a JSON boolean (true or false)")
+        if key in _NUMBER_FIELDS:
+            fields[key] = _number(number, key, item)
+    return fields
+
+
+def _number(number: int, key: str, item: Any) -> float:
+    if isinstance(item, bool) or not isinstance(item, int | float | str):
+        raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a number")
+    try:
+        parsed = float(item)
+    except ValueError:
+        raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a number, not {item!r}") from None
+    if not math.isfinite(parsed):
+        raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a finite number")
+    return parsed
+
+
+def _strings(fields: dict[str, Any], *keys: str) -> list[str]:
+    values: list[str] = []
+    for key in keys:
+        item = fields.get(key)
+        values += [item] if isinstance(item, str) else list(item or [])
+    return [value for value in values if value != ""]
+
+
+def _decode(number: int, fields: dict[str, Any], provenance: Provenance) -> DecodedOp:
+    title = str(fields["title"])
+    try:
+        request = _request(fields, provenance)
+    except MemhtmlError as refusal:
+        return DecodedOp(number, None, refusal, title)
+    return DecodedOp(number, request, None, title)
+
+
+def _refuse(message: str, suggestion: str) -> InvalidMemory:
+    return InvalidMemory(f"invalid memory: {message}", [suggestion])
+
+
+def _request(fields: dict[str, Any], provenance: Provenance) -> WriteRequest:
+    """The op as a write request, or the refusal of a value outside its vocabulary or range."""
+    memory_type = str(fields["type"])
+    if memory_type not in MEMORY_TYPES:
+        raise _refuse(f"unknown memory type: {memory_type}. One of: {', '.join(MEMORY_TYPES)}", '"type":"semantic"')
+    body, article = fields.get("body"), fields.get("article_html")
+    has_body, has_article = bool(body and body.strip()), bool(article and article.strip())
+    if has_body == has_article:
+        raise _refuse(
+            "exactly one of `body` or `article_html` must carry the memory's text",
+            '{"op":"write","title":"…","type":"semantic","body":"One sentence claim. More detail."}',
+        )
+    importance, confidence = fields.get("importance"), fields.get("confidence")
+    if importance is not None and (not float(importance).is_integer() or not 1 <= importance <= 10):
+        raise _refuse(f"importance must be an integer from 1 to 10, not {importance:g}", '"importance":7')
+    if confidence is not None and not 0 <= confidence <= 1:
+        raise _refuse(f"confidence must be a number from 0 to 1, not {confidence:g}", '"confidence":0.9')
+    entities = _strings(fields, "entity", "entities")
+    for entity in entities:
+        entity_type, colon, name = entity.partition(":")
+        if not (colon and entity_type.strip() and name.strip()):
+            raise _refuse(f"entity {entity!r} is not a `type:name` reference", '"entity":"service:checkout-api"')
+    event_at = fields.get("event_at")
+    if event_at is not None and not is_sortable_instant(event_at):
+        raise _refuse(f"event_at {event_at!r} is not YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ", '"event_at":"2026-07-01"')
+    status, due = fields.get("status"), fields.get("due")
+    if memory_type == "task":
+        if status is not None and status not in TASK_STATUSES:
+            raise _refuse(f"unknown task status: {status}. One of: {', '.join(TASK_STATUSES)}", '"status":"todo"')
+        if status == "done":
+            raise _refuse("a task is born open: `done` tasks live in the archive", "memhtml task status <path> done")
+        if due is not None and not is_sortable_instant(due):
+            raise _refuse(f"due {due!r} is not YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ", '"due":"2026-12-01"')
+    elif status is not None or due is not None:
+        raise _refuse("`status` and `due` belong to tasks only", '"type":"task"')
+    claim, bodies = split_apply_body(str(body)) if has_body else (None, [])
+    return WriteRequest(
+        title=str(fields["title"]),
+        memory_type=memory_type,
+        claim=claim,
+        bodies=bodies,
+        article_html=article if has_article else None,
+        path=fields.get("path"),
+        strict_path=bool(fields.get("strict_path", False)),
+        workspace=fields.get("workspace"),
+        tags=_strings(fields, "tag", "tags"),
+        entities=entities,
+        importance=int(importance) if importance is not None else None,
+        confidence=confidence,
+        session_id=fields.get("session_id", provenance.session_id),
+        prompt_id=fields.get("prompt_id", provenance.prompt_id),
+        turn_uuid=fields.get("turn_uuid", provenance.turn_uuid),
+        event_at=event_at,
+        task_status=status,
+        due=due,
+    )

@@ -1,0 +1,276 @@
+"""The lifecycle use cases after a write: correct, archive, link, and the task commands.
+
+Each validates its paths before opening anything, lets the store make exactly one commit, then
+indexes that commit (a failure there is an `index` warning, never a failed command). Every answer
+says whether something was stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from memhtml.contracts.instants import format_instant
+from memhtml.contracts.paths import confine_memory_path, is_archived_path, slugify
+from memhtml.operations.browse import resolve
+from memhtml.operations.indexing import SessionLink, fresh_index, writable_index
+from memhtml.operations.write import WriteRequest, place_memory
+from memhtml.store.batch import PlannedOp, store_batch
+from memhtml.store.commit import commit_message, commit_subject
+from memhtml.store.lifecycle import (
+    archive_memory,
+    archived_text,
+    committed_memory,
+    correct_memory,
+    link_memories,
+    move_task,
+    refuse_archived,
+)
+from memhtml.store.repository import open_store
+from memhtml.store.transaction import Committed
+
+
+def _moment(now: dt.datetime | None) -> dt.datetime:
+    return now or dt.datetime.now(dt.UTC)
+
+
+def _answer(committed: Committed | None, data: dict[str, Any], warning: dict[str, Any] | None) -> dict[str, Any]:
+    data["commitSha"] = committed.landed.sha if committed is not None and committed.landed.created else None
+    data["stored"] = data["commitSha"] is not None
+    if warning is not None:
+        data["index"] = warning
+    return data
+
+
+def _live_successor(root: Path, path: str) -> str | None:
+    try:
+        resolved = resolve(root, path)
+    except Exception:  # the refusal must not depend on the index: naming the successor is a courtesy
+        return None
+    live = resolved.get("path")
+    return str(live) if resolved.get("stopReason") == "live" and live else None
+
+
+def archive(root: Path, raw_path: str, reason: str, now: dt.datetime | None = None) -> dict[str, Any]:
+    """`archive`: move one active memory into archive/<YYYY>/ with its stamps, as one commit."""
+    path = confine_memory_path(raw_path, "archive")
+    store = open_store(root)
+    if is_archived_path(path):
+        raise refuse_archived(path, _live_successor(root, path), "archive")
+    instant = format_instant(_moment(now))
+    message = commit_message(commit_subject("archive", f"{path} — {reason}"))
+    with writable_index(store) as index:
+        retired = archive_memory(store, path, instant, message)
+        warning = index.follow_commit()
+    data = {"path": path, "archivePath": retired.archive_path, "outcome": "updated"}
+    return _answer(retired.committed, data, warning)
+
+
+def correct(
+    root: Path, raw_target: str, request: WriteRequest, reason: str | None, now: dt.datetime | None = None
+) -> dict[str, Any]:
+    """`correct`: write the corrected memory beside the target (carrying its tags, entities and
+    workspace), archive the target as superseded, one commit. See `correct_memory` for dedupe."""
+    target = confine_memory_path(raw_target, "correct")
+    store = open_store(root)
+    if is_archived_path(target):
+        raise refuse_archived(target, _live_successor(root, target), "correct")
+    moment = _moment(now)
+    instant = format_instant(moment)
+    _, current = committed_memory(store, target)
+    carried = dataclasses.replace(
+        request,
+        memory_type=request.memory_type or (current.memory_type or "semantic"),
+        tags=list(dict.fromkeys([*current.tags, *request.tags])),
+        entities=list(dict.fromkeys([*current.entities, *request.entities])),
+    )
+    placed = dataclasses.replace(
+        place_memory(carried, moment),
+        directory=str(PurePosixPath(target).parent),
+        slug=slugify(carried.title),
+        explicit_path=None,
+    )
+    message = commit_message(
+        commit_subject("correct", carried.title),
+        [
+            ("Memhtml-Session", carried.session_id),
+            ("Memhtml-Prompt", carried.prompt_id),
+            ("Memhtml-Reason", reason),
+        ],
+    )
+    with writable_index(store) as index:
+        corrected = correct_memory(
+            store,
+            target,
+            placed=placed,
+            restatement=carried.restatement(),
+            owners=index.owners,
+            instant=instant,
+            message=message,
+        )
+        warning = None
+        if corrected.committed is not None:
+            links = [
+                SessionLink(corrected.path, "corrected", session, carried.prompt_id, carried.turn_uuid)
+                for session in [carried.session_id]
+                if session
+            ]
+            warning = index.follow_commit(links)
+    data: dict[str, Any] = {
+        "path": corrected.path,
+        "archivedPath": corrected.archive_path,
+        "contentHash": placed.content_hash,
+        "outcome": corrected.outcome,
+        "deduped": corrected.outcome != "written",
+        "existingPath": None if corrected.outcome == "written" else corrected.path,
+    }
+    if corrected.changed:
+        data["changed"] = list(corrected.changed)
+    return _answer(corrected.committed, data, warning)
+
+
+def link(root: Path, raw_source: str, rel: str, raw_destination: str) -> dict[str, Any]:
+    """`link`: add a typed edge to the source file, one commit; an edge already there changes nothing."""
+    source = confine_memory_path(raw_source, "link")
+    destination = confine_memory_path(raw_destination, "link")
+    store = open_store(root)
+    message = commit_message(commit_subject("link", f"{rel} {source} -> {destination}"))
+    with writable_index(store) as index:
+        committed = link_memories(store, source, rel, destination, message)
+        warning = index.follow_commit() if committed is not None else None
+    data = {"srcPath": source, "dstPath": destination, "rel": rel, "outcome": "updated" if committed else "unchanged"}
+    return _answer(committed, data, warning)
+
+
+def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> dict[str, Any]:
+    """`task add`: a task memory (never deduped); one opened `done` is written straight into the archive."""
+    moment = _moment(now)
+    instant = format_instant(moment)
+    placed = place_memory(request, moment)
+    if request.task_status == "done":
+        placed = dataclasses.replace(
+            placed,
+            file_text=archived_text(placed.file_text, instant),
+            directory=f"archive/{instant[:4]}/{placed.directory}",
+        )
+    store = open_store(root)
+    message = commit_message(
+        commit_subject("write", request.title),
+        [("Memhtml-Session", request.session_id), ("Memhtml-Prompt", request.prompt_id)],
+    )
+    with writable_index(store) as index:
+        stored = store_batch(store, [PlannedOp(placed)], index.owners, lambda *_: message, instant=instant)
+        outcome = stored.outcomes[0]
+        if outcome.error is not None:
+            raise outcome.error
+        links = [
+            SessionLink(outcome.path or "", "wrote", session, request.prompt_id, request.turn_uuid)
+            for session in [request.session_id]
+            if session
+        ]
+        warning = index.follow_commit(links)
+    data = {
+        "path": outcome.path,
+        "created": True,
+        "deduped": False,
+        "existingPath": None,
+        "taskStatus": request.task_status or "todo",
+        "dueAt": request.due,
+        "outcome": outcome.outcome,
+    }
+    return _answer(stored.committed, data, warning)
+
+
+def task_status(
+    root: Path, raw_path: str, status: str, reason: str | None, now: dt.datetime | None = None
+) -> dict[str, Any]:
+    """`task status`: move a task's status; `done` archives it in the same commit."""
+    path = confine_memory_path(raw_path, "task status")
+    store = open_store(root)
+    instant = format_instant(_moment(now))
+    messages = {
+        "task": commit_message(commit_subject("task", f"{status} {path}")),
+        "archive": commit_message(commit_subject("archive", f"{path} — {reason or 'task done'}")),
+    }
+    with writable_index(store) as index:
+        moved = move_task(store, path, status, instant, messages)
+        warning = index.follow_commit() if moved.committed is not None else None
+    data = {
+        "path": path,
+        "taskStatus": status,
+        "archived": moved.archive_path is not None,
+        "unchanged": moved.committed is None,
+        "archivePath": moved.archive_path,
+        "outcome": "unchanged" if moved.committed is None else "updated",
+    }
+    return _answer(moved.committed, data, warning)
+
+
+def task_request(title: str, claim: str | None, bodies: list[str], status: str, **fields: Any) -> WriteRequest:
+    """A task write: the claim defaults to the title; status and due are task metas."""
+    return WriteRequest(
+        title=title,
+        memory_type="task",
+        claim=claim if claim and claim.strip() else title,
+        bodies=bodies,
+        task_status=status,
+        **fields,
+    )
+
+
+def task_list(
+    root: Path,
+    *,
+    status: str | None = None,
+    workspace: str | None = None,
+    due_before: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+    include_archived: bool = False,
+) -> dict[str, Any]:
+    """`task list`: tasks in path order with their live blockers (a blocker that is done or archived
+    no longer blocks)."""
+    store = open_store(root)
+    parameters: dict[str, Any] = {
+        "status": status,
+        "workspace": slugify(workspace) if workspace and workspace.strip() else None,
+        "due_before": due_before,
+        "cursor": cursor,
+        "include_archived": include_archived,
+        "page": limit + 1,
+    }
+    with fresh_index(store) as database:
+        rows = database.rows(
+            """
+            SELECT f.path, f.title, f.task_status, f.due_at, f.workspace, f.archived, f.updated_at,
+                   list(b.path ORDER BY b.path) FILTER (WHERE b.path IS NOT NULL) AS blockers
+            FROM files f
+            LEFT JOIN edges e ON e.dst_path = f.path AND e.rel = 'blocks'
+            LEFT JOIN files b ON b.path = e.src_path AND NOT b.archived AND b.task_status IS DISTINCT FROM 'done'
+            WHERE f.memory_type = 'task'
+              AND ($include_archived OR NOT f.archived)
+              AND ($status IS NULL OR f.task_status = $status)
+              AND ($workspace IS NULL OR f.workspace = $workspace)
+              AND ($due_before IS NULL OR f.due_at < $due_before)
+              AND ($cursor IS NULL OR f.path > $cursor)
+            GROUP BY ALL ORDER BY f.path LIMIT $page
+            """,
+            parameters,
+        )
+    page = rows[:limit]
+    tasks = [
+        {
+            "path": row[0],
+            "title": row[1],
+            "taskStatus": row[2],
+            "dueAt": row[3],
+            "workspace": row[4],
+            "archived": bool(row[5]),
+            "updatedAt": row[6],
+            "blockedBy": list(row[7] or []),
+        }
+        for row in page
+    ]
+    return {"tasks": tasks, "nextCursor": page[-1][0] if len(rows) > limit else None}

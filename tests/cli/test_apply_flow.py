@@ -1,0 +1,239 @@
+"""`apply` end to end: the real executable, real git and the real index in temp directories.
+
+Totals are derived from the tree and from git, never only from what the command reports.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memhtml.html.document import parse_memory
+from tests.conftest import Answer, git, run_cli
+
+
+def commit_count(root: Path) -> int:
+    return int(git(root, "rev-list", "--count", "HEAD").strip())
+
+
+def memory_files(root: Path) -> list[str]:
+    return sorted(
+        str(path.relative_to(root))
+        for bucket in ("projects", "areas", "resources", "archive")
+        for path in (root / bucket).rglob("*.html")
+    )
+
+
+def op(title: str, body: str, **fields: Any) -> dict[str, Any]:
+    return {"op": "write", "title": title, "type": fields.pop("type", "semantic"), "body": body, **fields}
+
+
+def apply_ops(root: Path, ops: list[dict[str, Any]], *flags: str, tmp: Path | None = None) -> Answer:
+    source = (tmp or root.parent) / "ops.jsonl"
+    source.write_text("".join(json.dumps(item) + "\n" for item in ops), encoding="utf-8")
+    return run_cli("apply", "--repo", str(root), "--file", str(source), *flags)
+
+
+def tree_state(root: Path) -> tuple[str, str, list[str]]:
+    return git(root, "rev-parse", "HEAD"), git(root, "status", "--porcelain", "--untracked-files=all"), memory_files(root)
+
+
+POOL = op("Pool ceiling", "The connection pool ceiling is 64. Measured under load.", tag="db")
+TIMEOUT = op("API timeout", "The API timeout is 30 seconds. Set by the gateway.")
+BOGUS = op("Bad type", "This should be refused.", type="bogus")
+
+
+def test_a_batch_is_one_commit_and_one_index_pass(store_root: Path) -> None:
+    before = commit_count(store_root)
+    answer = apply_ops(store_root, [POOL, TIMEOUT])
+    assert answer.status == 0, answer.stdout + answer.stderr
+    assert commit_count(store_root) == before + 1
+    assert git(store_root, "log", "-1", "--format=%s").strip() == "memhtml(batch): 2 memories"
+    changed = git(store_root, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(changed) == sorted(result["path"] for result in answer.data["results"])
+    assert answer.data["commit_sha"] == git(store_root, "rev-parse", "HEAD").strip()
+    assert [result["outcome"] for result in answer.data["results"]] == ["written", "written"]
+    assert answer.data["summary"]["total"] == 2 and answer.data["summary"]["written"] == 2
+    # The index followed the commit: both are searchable without an explicit update.
+    hits = run_cli("search", "--repo", str(store_root), "pool ceiling timeout").data["hits"]
+    assert {hit["path"] for hit in hits} == set(changed)
+    assert git(store_root, "status", "--porcelain") == ""
+
+
+def test_atomic_abort_stores_nothing_and_fails_with_the_ops_code(store_root: Path) -> None:
+    apply_ops(store_root, [TIMEOUT])
+    before = tree_state(store_root)
+    indexed_before = run_cli("index", "status", "--repo", str(store_root)).data["files"]
+    answer = apply_ops(store_root, [POOL, BOGUS, op("Third", "A third fact stands here.")])
+    assert answer.status == 1
+    envelope = answer.envelope
+    assert envelope["code"] == "ERR_INVALID_MEMORY" and envelope["stored"] is False
+    assert "op 1 (line 2)" in envelope["error"]
+    results = envelope["data"]["results"]
+    assert [result["outcome"] for result in results] == ["skipped", "refused", "skipped"]
+    assert [result["skipped"] for result in results] == [True, False, True]
+    assert all(result["path"] is None for result in results)
+    assert envelope["data"]["commit_sha"] is None
+    assert envelope["data"]["summary"] == {
+        "total": 3, "written": 0, "deduped": 0, "failed": 1, "skipped": 2, "consolidated": 0,
+        "updated": 0, "unchanged": 0, "refused": 1,
+    }  # fmt: skip
+    assert tree_state(store_root) == before
+    assert run_cli("index", "status", "--repo", str(store_root)).data["files"] == indexed_before
+
+
+def test_continue_on_error_stores_the_rest_and_answers_partial(store_root: Path) -> None:
+    before = commit_count(store_root)
+    answer = apply_ops(store_root, [POOL, BOGUS, TIMEOUT], "--continue-on-error")
+    assert answer.status == 3
+    data = answer.data
+    assert data["partial"] is True and data["stored"] is True
+    assert [result["outcome"] for result in data["results"]] == ["written", "refused", "written"]
+    assert data["results"][1]["code"] == "ERR_INVALID_MEMORY" and data["results"][1]["stored"] is False
+    assert commit_count(store_root) == before + 1
+    assert len(memory_files(store_root)) == 2
+
+
+def test_every_op_refused_is_a_failure_even_best_effort(store_root: Path) -> None:
+    before = tree_state(store_root)
+    answer = apply_ops(store_root, [BOGUS, BOGUS], "--continue-on-error")
+    assert answer.status == 1 and answer.envelope["code"] == "ERR_INVALID_MEMORY"
+    assert tree_state(store_root) == before
+
+
+def test_duplicates_inside_a_batch_and_two_ops_with_one_title(store_root: Path) -> None:
+    same_title = op("Pool ceiling", "A different fact with the same title.")
+    answer = apply_ops(store_root, [POOL, POOL, same_title, POOL])
+    results = answer.data["results"]
+    assert [result["outcome"] for result in results] == ["written", "unchanged", "written", "unchanged"]
+    assert results[1]["existing_path"] == results[0]["path"] == results[3]["path"]
+    assert results[2]["path"] == "areas/inbox/pool-ceiling.html"
+    assert memory_files(store_root) == sorted(["resources/db/pool-ceiling.html", "areas/inbox/pool-ceiling.html"])
+    assert answer.data["summary"]["written"] == 2 and answer.data["summary"]["deduped"] == 2
+
+
+def test_two_same_title_ops_never_share_a_path(store_root: Path) -> None:
+    answer = apply_ops(store_root, [op("Same", "First fact here."), op("Same", "Second fact here.")])
+    paths = [result["path"] for result in answer.data["results"]]
+    assert paths == ["areas/inbox/same.html", "areas/inbox/same-2.html"]
+    assert memory_files(store_root) == sorted(paths)
+
+
+def test_restating_with_a_new_confidence_updates_the_one_file(store_root: Path) -> None:
+    apply_ops(store_root, [POOL])
+    before = commit_count(store_root)
+    answer = apply_ops(store_root, [{**POOL, "confidence": 0.4, "entity": "service:db"}])
+    result = answer.data["results"][0]
+    assert result["outcome"] == "updated" and result["stored"] is True
+    assert result["changed"] == ["confidence", "entities"]
+    assert memory_files(store_root) == ["resources/db/pool-ceiling.html"]
+    parsed = parse_memory((store_root / "resources/db/pool-ceiling.html").read_text())
+    assert parsed.meta("memhtml-confidence") == "0.40" and parsed.entities == ["service:db"]
+    assert commit_count(store_root) == before + 1
+    # Restating with less metadata is not a change.
+    again = apply_ops(store_root, [POOL])
+    assert again.data["results"][0]["outcome"] == "unchanged"
+    assert commit_count(store_root) == before + 1
+
+
+def test_reapplying_a_landed_batch_commits_nothing(store_root: Path) -> None:
+    ops = [op(f"Fact {number}", f"Fact number {number} is stored here. Body {number}.") for number in range(1000)]
+    first = apply_ops(store_root, ops)
+    assert first.status == 0 and first.data["summary"]["written"] == 1000
+    assert len(memory_files(store_root)) == 1000
+    before = tree_state(store_root)
+    second = apply_ops(store_root, ops)
+    assert second.status == 0
+    assert {result["outcome"] for result in second.data["results"]} == {"unchanged"}
+    assert second.data["commit_sha"] is None and second.data["stored"] is False
+    assert tree_state(store_root) == before
+
+
+def test_dry_run_answers_the_plan_and_touches_nothing(store_root: Path) -> None:
+    apply_ops(store_root, [POOL])
+    before = tree_state(store_root)
+    answer = apply_ops(store_root, [POOL, TIMEOUT, {**POOL, "importance": 9}], "--dry-run")
+    assert answer.status == 0
+    data = answer.data
+    assert data["preview"] is True and data["commit_sha"] is None and data["stored"] is False
+    assert [result["outcome"] for result in data["results"]] == ["unchanged", "written", "updated"]
+    assert data["results"][1]["path"] == "areas/inbox/api-timeout.html"
+    assert tree_state(store_root) == before
+    real = apply_ops(store_root, [POOL, TIMEOUT, {**POOL, "importance": 9}])
+    assert [result["path"] for result in real.data["results"]] == [result["path"] for result in data["results"]]
+
+
+@pytest.mark.parametrize(
+    ("lines", "code", "fragment"),
+    [
+        (['{"op":"write","title":"a","type":"semantic","body":"x."}', "{not json"], "ERR_INVALID_FLAG", "line 2"),
+        (['{"op":"write","title":"a","type":"semantic","body":"x.","colour":"red"}'], "ERR_INVALID_FLAG", "colour"),
+        (['{"op":"write","title":"a","body":"x."}'], "ERR_MISSING_ARGUMENT", "`type`"),
+        (['{"op":"correct","title":"a","type":"semantic","body":"x."}'], "ERR_INVALID_FLAG", "op"),
+        (['{"op":"write","title":"a","type":"semantic","body":"x.","strict_path":"true"}'], "ERR_INVALID_FLAG", "strict_path"),
+        (['{"op":"write","title":"a","type":"semantic","body":"x.","importance":"high"}'], "ERR_INVALID_FLAG", "importance"),
+        (['{"op":"write","title":"a","type":"semantic","body":"x.","tags":[1]}'], "ERR_INVALID_FLAG", "tags"),
+        (['[{"op":"write"}]'], "ERR_INVALID_FLAG", "line 1"),
+        (["", "   "], "ERR_MISSING_ARGUMENT", "no ops"),
+    ],
+)  # fmt: skip
+def test_a_malformed_stream_is_a_usage_error_before_anything_opens(
+    store_root: Path, lines: list[str], code: str, fragment: str
+) -> None:
+    before = tree_state(store_root)
+    source = store_root.parent / "bad.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    answer = run_cli("apply", "--repo", str(store_root), "--file", str(source))
+    assert answer.status == 2
+    assert answer.envelope["code"] == code and fragment in answer.envelope["error"]
+    assert tree_state(store_root) == before
+
+
+def test_stdin_and_file_sources(store_root: Path) -> None:
+    line = json.dumps(POOL) + "\n"
+    completed = subprocess.run(
+        [sys.executable, "-m", "memhtml", "batch", "--repo", str(store_root), "-"],
+        input=line,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert json.loads(completed.stdout)["data"]["results"][0]["outcome"] == "written"
+    missing = run_cli("apply", "--repo", str(store_root), "--file", str(store_root.parent / "nope.jsonl"))
+    assert missing.status == 2 and missing.envelope["code"] == "ERR_PATH_NOT_FOUND"
+
+
+def test_per_op_range_and_vocabulary_problems_name_the_op(store_root: Path) -> None:
+    ops = [
+        {**POOL, "importance": 11},
+        {**TIMEOUT, "confidence": 1.5},
+        op("Entity", "An entity without a type.", entity="nocolon"),
+        op("Task due", "A semantic op with a due date.", due="2026-12-01"),
+        op("Bad event", "A fact with a bad event time.", event_at="2026-13-45"),
+    ]
+    answer = apply_ops(store_root, ops, "--continue-on-error")
+    assert answer.status == 1
+    results = answer.envelope["data"]["results"]
+    assert [result["outcome"] for result in results] == ["refused"] * 5
+    assert "importance" in results[0]["error"] and "confidence" in results[1]["error"]
+    assert "nocolon" in results[2]["error"] and "tasks only" in results[3]["error"]
+    assert "2026-13-45" in results[4]["error"]
+    assert memory_files(store_root) == []
+
+
+def test_event_time_is_the_first_time_element_and_a_new_one_updates(store_root: Path) -> None:
+    first = apply_ops(store_root, [{**TIMEOUT, "event_at": "2025-07-01"}]).data["results"][0]
+    text = (store_root / first["path"]).read_text()
+    assert '<time datetime="2025-07-01"></time>' in text
+    parsed = parse_memory(text)
+    assert parsed.event_at == "2025-07-01"
+    moved = apply_ops(store_root, [{**TIMEOUT, "event_at": "2025-08-01"}]).data["results"][0]
+    assert moved["outcome"] == "updated" and moved["changed"] == ["eventAt"]
+    reparsed = parse_memory((store_root / first["path"]).read_text())
+    assert reparsed.event_at == "2025-08-01" and reparsed.content_hash == parsed.content_hash
