@@ -21,6 +21,8 @@ state_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 task_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(index_app, name="index")
 app.add_typer(task_app, name="task")
+entity_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.add_typer(entity_app, name="entity")
 app.add_typer(state_app, name="state")
 
 
@@ -342,6 +344,16 @@ def resolve_command(context: typer.Context, path: Annotated[str, typer.Argument(
     door.answer("memory.resolved", resolve(door.root, path))
 
 
+@app.command("why")
+def why_command(context: typer.Context, path: Annotated[str, typer.Argument()]) -> None:
+    """Where a memory came from and what replaced it, from git and the files alone."""
+    from memhtml.operations.why import why
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("memory.why", why(door.root, path))
+
+
 @app.command("reinforce")
 def reinforce_command(
     context: typer.Context,
@@ -386,6 +398,21 @@ def list_command(
         include_archived=include_archived,
     )
     door.answer("memory.list", list_memories(door.root, request))
+
+
+@entity_app.command("activity")
+def entity_activity_command(
+    context: typer.Context,
+    entity_type: Annotated[str | None, typer.Option("--type")] = None,
+    limit: Annotated[int, typer.Option("--limit")] = 50,
+    include_archived: Annotated[bool, typer.Option("--include-archived/--no-include-archived")] = False,
+) -> None:
+    """Every entity with its file count and latest activity, newest first."""
+    from memhtml.operations.browse import entity_activity
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("entity.activity", entity_activity(door.root, entity_type, limit, include_archived))
 
 
 @task_app.command("add")

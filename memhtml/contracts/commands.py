@@ -29,8 +29,10 @@ from memhtml.contracts.lifecycle_commands import (
     APPLY_COMMANDS,
     ARCHIVE_COMMAND,
     CORRECT_COMMAND,
+    ENTITY_ACTIVITY_COMMAND,
     LINK_COMMAND,
     TASK_COMMANDS,
+    WHY_COMMAND,
 )
 from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, PARA_BUCKETS
 from memhtml.contracts.writeflags import CLAIM_OR_ARTICLE, PROMPT_FLAG, TURN_FLAG, WRITE_FLAGS
@@ -306,6 +308,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         opens_repo=True,
     ),
     ARCHIVE_COMMAND,
+    WHY_COMMAND,
     CommandSpec(
         name="reinforce",
         summary="Bump access bookkeeping, gated by a 900-second per-path cooldown that a plain `read` does not trip.",
@@ -377,6 +380,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         ),
         opens_repo=True,
     ),
+    ENTITY_ACTIVITY_COMMAND,
     *TASK_COMMANDS,
     CommandSpec(
         name="index rebuild",
@@ -502,6 +506,8 @@ RESPONSE_TYPES: Final[tuple[str, ...]] = (
     "integrations.doctor",
     "integrations.shell",
     "hook.output",
+    # Ours, appended after the original's.
+    "memory.why",
 )
 
 CONFIG_VARS: Final[tuple[ConfigVar, ...]] = (
@@ -561,11 +567,10 @@ GUIDE: Final[tuple[GuideTopic, ...]] = (
 
 
 # Commands the original does not have.
-ADDED_COMMANDS: Final[tuple[str, ...]] = ("batch",)
+ADDED_COMMANDS: Final[tuple[str, ...]] = ("batch", "why")
 
 # The original's commands this version does not have yet; naming one gets a plain answer, not a typo hint.
 NOT_YET_BUILT: Final[tuple[str, ...]] = (
-    "entity activity",
     "index embed",
     "trace index",
     "trace search",

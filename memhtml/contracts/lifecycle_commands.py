@@ -246,3 +246,36 @@ TASK_COMMANDS: Final[tuple[CommandSpec, ...]] = (
         opens_repo=True,
     ),
 )
+
+
+ENTITY_ACTIVITY_COMMAND: Final[CommandSpec] = CommandSpec(
+    name="entity activity",
+    summary="Every entity with its file count and its last activity, newest first. Report only.",
+    args=(),
+    flags=(
+        FlagSpec("type", "string", "Only entities of this type (the part before the colon), e.g. service."),
+        FlagSpec(
+            "limit",
+            "int",
+            "Entities to return, 1 to 500. Anything else is refused at exit 2, never clamped.",
+            default=50,
+            minimum=1,
+            maximum=500,
+        ),
+        FlagSpec("include-archived", "boolean", "Count archived memories too.", default=False),
+    ),
+    response_types=("entity.activity",),
+    examples=("memhtml entity activity --type service --limit 20",),
+    opens_repo=True,
+)
+
+WHY_COMMAND: Final[CommandSpec] = CommandSpec(
+    name="why",
+    summary="Where a memory came from: the commit and author that wrote it, its session/prompt/turn, "
+    "every commit since, and the facts it replaced and that replaced it. From git and the files alone.",
+    args=(ArgSpec("path", "A memory path, active or archived.", required=True),),
+    flags=(),
+    response_types=("memory.why",),
+    examples=("memhtml why resources/gateway/retry-budget.html",),
+    opens_repo=True,
+)

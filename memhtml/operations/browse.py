@@ -237,3 +237,35 @@ def reinforce(root: Path, raw_paths: Sequence[str], signal: str) -> dict[str, An
         "cooledDown": [path for path in paths if path not in done],
         "signal": signal,
     }
+
+
+def entity_activity(root: Path, entity_type: str | None, limit: int, include_archived: bool) -> dict[str, Any]:
+    """`entity.activity`: every entity with its file count and latest activity, newest first."""
+    store = open_store(root)
+    parameters = {"entity_type": entity_type, "include_archived": include_archived, "limit": limit}
+    with fresh_index(store) as database:
+        rows = database.rows(
+            """
+            SELECT e.entity_type, e.entity_name, count(DISTINCT f.path), max(f.updated_at), max(f.event_at),
+                   max(f.created_at), count(*) OVER ()
+            FROM file_entities e JOIN files f ON f.path = e.path
+            WHERE ($include_archived OR NOT f.archived) AND ($entity_type IS NULL OR e.entity_type = $entity_type)
+            GROUP BY e.entity_type, e.entity_name
+            ORDER BY max(greatest(f.updated_at, coalesce(f.event_at, ''))) DESC, e.entity_type, e.entity_name
+            LIMIT $limit
+            """,
+            parameters,
+        )
+    entities = [
+        {
+            "entity": f"{row[0]}:{row[1]}",
+            "entityType": row[0],
+            "entityName": row[1],
+            "fileCount": row[2],
+            "lastActivityAt": max(value for value in (row[3], row[4]) if value is not None),
+            "lastEventAt": row[4],
+            "lastWrittenAt": row[5],
+        }
+        for row in rows
+    ]
+    return {"entities": entities, "entityCount": rows[0][6] if rows else 0, "limit": limit}

@@ -40,7 +40,11 @@ def apply_ops(root: Path, ops: list[dict[str, Any]], *flags: str, tmp: Path | No
 
 
 def tree_state(root: Path) -> tuple[str, str, list[str]]:
-    return git(root, "rev-parse", "HEAD"), git(root, "status", "--porcelain", "--untracked-files=all"), memory_files(root)
+    return (
+        git(root, "rev-parse", "HEAD"),
+        git(root, "status", "--porcelain", "--untracked-files=all"),
+        memory_files(root),
+    )
 
 
 POOL = op("Pool ceiling", "The connection pool ceiling is 64. Measured under load.", tag="db")

@@ -34,7 +34,8 @@ ORIGINAL_MANIFEST = Path("/tmp/orig/manifest.json")
 # The commands this version has, in the original's relative order.
 BUILT_COMMANDS = [
     "manifest", "help", "init", "write", "apply", "batch", "read", "search", "recall", "correct", "link",
-    "neighbors", "resolve", "archive", "reinforce", "list", "task add", "task status", "task list",
+    "neighbors", "resolve", "archive", "why", "reinforce", "list", "entity activity", "task add", "task status",
+    "task list",
     "index rebuild", "index update", "index status", "status", "state export", "state import",
 ]  # fmt: skip
 # Flags we add to the original's commands (documented in docs/compat.md).
