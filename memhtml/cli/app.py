@@ -23,6 +23,8 @@ app.add_typer(index_app, name="index")
 app.add_typer(task_app, name="task")
 entity_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(entity_app, name="entity")
+conflicts_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.add_typer(conflicts_app, name="conflicts")
 app.add_typer(state_app, name="state")
 
 
@@ -61,6 +63,7 @@ def write_command(
     session_id: Annotated[str | None, typer.Option("--session-id")] = None,
     prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
     turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
+    detect_conflicts: Annotated[bool, typer.Option("--detect-conflicts/--no-detect-conflicts")] = False,
 ) -> None:
     """Write one memory; an identical active memory is reported, not stored twice."""
     from memhtml.operations.write import WriteRequest, write
@@ -85,7 +88,7 @@ def write_command(
         turn_uuid=turn_uuid,
         event_at=event_at,
     )
-    door.answer("memory.written", write(door.root, request).as_data())
+    door.answer("memory.written", write(door.root, request, detect_conflicts=detect_conflicts).as_data())
 
 
 def apply_command(
@@ -413,6 +416,16 @@ def entity_activity_command(
     door = _door(context)
     assert door.root is not None
     door.answer("entity.activity", entity_activity(door.root, entity_type, limit, include_archived))
+
+
+@conflicts_app.command("audit")
+def conflicts_audit_command(context: typer.Context) -> None:
+    """Every candidate pair of active memories, typed into the six conflict classes."""
+    from memhtml.operations.conflicts import audit
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("conflicts.audit", audit(door.root))
 
 
 @task_app.command("add")

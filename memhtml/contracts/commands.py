@@ -28,6 +28,7 @@ from memhtml.contracts.commandspec import (
 from memhtml.contracts.lifecycle_commands import (
     APPLY_COMMANDS,
     ARCHIVE_COMMAND,
+    CONFLICTS_AUDIT_COMMAND,
     CORRECT_COMMAND,
     ENTITY_ACTIVITY_COMMAND,
     LINK_COMMAND,
@@ -35,7 +36,7 @@ from memhtml.contracts.lifecycle_commands import (
     WHY_COMMAND,
 )
 from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, PARA_BUCKETS
-from memhtml.contracts.writeflags import CLAIM_OR_ARTICLE, PROMPT_FLAG, TURN_FLAG, WRITE_FLAGS
+from memhtml.contracts.writeflags import CLAIM_OR_ARTICLE, DETECT_CONFLICTS_FLAG, PROMPT_FLAG, TURN_FLAG, WRITE_FLAGS
 
 __all__ = [
     "API_VERSION",
@@ -180,7 +181,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         name="write",
         summary="Write one memory. Content-hash duplicates return the existing path, uncommitted.",
         args=(),
-        flags=WRITE_FLAGS,
+        flags=(*WRITE_FLAGS, DETECT_CONFLICTS_FLAG),
         response_types=("memory.written",),
         examples=(
             'memhtml write --title "One writer and many readers share the index" --claim "WAL admits '
@@ -382,6 +383,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
     ),
     ENTITY_ACTIVITY_COMMAND,
     *TASK_COMMANDS,
+    CONFLICTS_AUDIT_COMMAND,
     CommandSpec(
         name="index rebuild",
         summary="Rebuild the index (.memhtml/index.duckdb) from the git tree at HEAD, then the dirty "
@@ -508,6 +510,7 @@ RESPONSE_TYPES: Final[tuple[str, ...]] = (
     "hook.output",
     # Ours, appended after the original's.
     "memory.why",
+    "conflicts.audit",
 )
 
 CONFIG_VARS: Final[tuple[ConfigVar, ...]] = (
@@ -567,7 +570,7 @@ GUIDE: Final[tuple[GuideTopic, ...]] = (
 
 
 # Commands the original does not have.
-ADDED_COMMANDS: Final[tuple[str, ...]] = ("batch", "why")
+ADDED_COMMANDS: Final[tuple[str, ...]] = ("batch", "why", "conflicts audit")
 
 # The original's commands this version does not have yet; naming one gets a plain answer, not a typo hint.
 NOT_YET_BUILT: Final[tuple[str, ...]] = (

@@ -11,6 +11,7 @@ from memhtml.contracts.commandspec import ArgSpec, CommandSpec, FlagSpec
 from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, TASK_RELS, TASK_STATUSES
 from memhtml.contracts.writeflags import (
     CLAIM_OR_ARTICLE,
+    DETECT_CONFLICTS_FLAG,
     EVENT_AT_FLAG,
     PROMPT_FLAG,
     SESSION_FLAG,
@@ -40,13 +41,7 @@ _APPLY_FLAGS: Final[tuple[FlagSpec, ...]] = (
         "writing, committing or indexing anything.",
         default=False,
     ),
-    FlagSpec(
-        "detect-conflicts",
-        "boolean",
-        "Report-only: for each op, the active memories (or earlier ops) it may conflict with, typed "
-        "into six classes with a suggested action. Never changes what is written.",
-        default=False,
-    ),
+    DETECT_CONFLICTS_FLAG,
     FlagSpec(
         "detect-near-duplicates",
         "boolean",
@@ -277,5 +272,16 @@ WHY_COMMAND: Final[CommandSpec] = CommandSpec(
     flags=(),
     response_types=("memory.why",),
     examples=("memhtml why resources/gateway/retry-budget.html",),
+    opens_repo=True,
+)
+
+CONFLICTS_AUDIT_COMMAND: Final[CommandSpec] = CommandSpec(
+    name="conflicts audit",
+    summary="Type every candidate pair of active memories (shared entity or frame key) into the six "
+    "conflict classes. Report only; says how many memories and pairs it examined.",
+    args=(),
+    flags=(),
+    response_types=("conflicts.audit",),
+    examples=("memhtml conflicts audit --dense",),
     opens_repo=True,
 )

@@ -119,3 +119,13 @@ WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
     PROMPT_FLAG,
     TURN_FLAG,
 )
+
+DETECT_CONFLICTS_FLAG = FlagSpec(
+    "detect-conflicts",
+    "boolean",
+    "Report-only: the active memories this one may conflict with (sharing an entity or a frame key), "
+    "each typed into one of six classes (temporal update, preference change, scope difference, "
+    "precision difference, logical contradiction, source conflict) with a suggested action. Never "
+    "changes what is written; resolve with `memhtml correct`.",
+    default=False,
+)

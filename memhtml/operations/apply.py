@@ -16,9 +16,11 @@ from typing import Any
 
 from memhtml.contracts.errors import BatchAborted, MemhtmlError, envelope_code
 from memhtml.contracts.instants import format_instant
+from memhtml.domain.conflicts import ClaimFacts
 from memhtml.operations.batchinput import DecodedOp, Provenance, decode_ops
+from memhtml.operations.conflicts import StoredClaim, batch_findings, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
-from memhtml.operations.write import plan_write
+from memhtml.operations.write import op_claim, plan_write
 from memhtml.store.batch import OpOutcome, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
@@ -50,6 +52,13 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
     planned = [_plan(op, moment) for op in decoded]
     store = open_store(root)
     with writable_index(store) as index:
+        claims = [
+            op_claim(op.request, plan.placed) if op.request and plan.placed else None
+            for op, plan in zip(decoded, planned, strict=True)
+        ]
+        candidates = None
+        if options.detect_conflicts and index.database is not None:
+            candidates = stored_candidates(index.database, [claim for claim in claims if claim is not None])
         stored = store_batch(
             store,
             planned,
@@ -67,6 +76,8 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
         _result(position, op, outcome)
         for position, (op, outcome) in enumerate(zip(decoded, stored.outcomes, strict=True))
     ]
+    if options.detect_conflicts:
+        _attach_conflicts(results, claims, candidates, stored.outcomes)
     data: dict[str, Any] = {
         "results": results,
         "summary": _summary(stored.outcomes),
@@ -92,6 +103,26 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
             data,
         )
     return ApplyAnswer(data, partial=data["partial"])
+
+
+def _attach_conflicts(
+    results: list[dict[str, Any]],
+    claims: Sequence[ClaimFacts | None],
+    candidates: Sequence[StoredClaim] | None,
+    outcomes: Sequence[OpOutcome],
+) -> None:
+    """Per-op `conflicts` (typed findings) and the original's `conflict` (the first one); null for every
+    op when the index could not be read, meaning "not checked"."""
+    if candidates is None:
+        for result in results:
+            result["conflicts"] = None
+        return
+    own = [outcome.path if outcome.outcome in ("unchanged", "updated", "written") else None for outcome in outcomes]
+    for result, found in zip(results, batch_findings(claims, candidates, own), strict=True):
+        result["conflicts"] = found
+        if found:
+            first = found[0]
+            result["conflict"] = {"path": first["path"], "batch_index": first["batch_index"], "claim": first["claim"]}
 
 
 def _plan(op: DecodedOp, moment: dt.datetime) -> PlannedOp:

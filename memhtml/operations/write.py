@@ -9,15 +9,19 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError
 from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import normalize_path, path_problem, slugify
+from memhtml.domain.conflicts import ClaimFacts
 from memhtml.domain.placement import placement_directory
+from memhtml.html.document import parse_memory
 from memhtml.html.identity import Restatement, first_event_time, set_event_time
 from memhtml.html.prose import prose_article
 from memhtml.html.template import MemoryHead, finish_article, render_memory_file
 from memhtml.html.validate import check_memory
+from memhtml.operations.conflicts import batch_findings, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
 from memhtml.store.batch import OpOutcome, PlacedMemory, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
@@ -72,6 +76,7 @@ class WriteReport:
     index_synced: bool
     index_warning: dict[str, object] | None = None
     changed: tuple[str, ...] = ()
+    conflicts: list[dict[str, Any]] | None = None  # None: not asked for (or the index was unreadable)
 
     def as_data(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -86,6 +91,8 @@ class WriteReport:
         }
         if self.outcome == "updated":
             data["changed"] = list(self.changed)
+        if self.conflicts is not None:
+            data["conflicts"] = self.conflicts
         if self.index_warning is not None:
             data["index"] = self.index_warning
         elif not self.index_synced:
@@ -150,7 +157,9 @@ def plan_write(request: WriteRequest, now: dt.datetime) -> PlannedOp:
     return PlannedOp(placed, None if request.memory_type == "task" else request.restatement())
 
 
-def write(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> WriteReport:
+def write(
+    root: Path, request: WriteRequest, now: dt.datetime | None = None, *, detect_conflicts: bool = False
+) -> WriteReport:
     """Store one memory as one commit, or report the active memory that already says it (applying a
     changed semantic head to it: `updated`)."""
     moment = now or dt.datetime.now(dt.UTC)
@@ -164,6 +173,8 @@ def write(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> 
         [("Memhtml-Session", request.session_id), ("Memhtml-Prompt", request.prompt_id)],
     )
     with writable_index(store) as index:
+        claim = op_claim(request, planned.placed) if detect_conflicts and index.database is not None else None
+        candidates = stored_candidates(index.database, [claim]) if claim is not None and index.database else []
         stored = store_batch(store, [planned], index.owners, lambda *_: message, instant=format_instant(moment))
         outcome: OpOutcome = stored.outcomes[0]
         if outcome.error is not None:
@@ -188,7 +199,17 @@ def write(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> 
         index_synced=committed.index_synced if committed is not None else True,
         index_warning=index_warning,
         changed=outcome.changed,
+        conflicts=batch_findings([claim], candidates, [outcome.path])[0] if claim is not None else None,
     )
+
+
+def op_claim(request: WriteRequest, placed: PlacedMemory) -> ClaimFacts | None:
+    """What the conflict classifier knows about one write (tasks never conflict)."""
+    if request.memory_type == "task":
+        return None
+    claim = request.claim if request.claim is not None else parse_memory(placed.file_text).gist
+    workspace = slugify(request.workspace) if request.workspace and request.workspace.strip() else None
+    return ClaimFacts(claim, request.memory_type, workspace, tuple(request.entities))
 
 
 def _with_event_time(article: str, event_at: str) -> str:

@@ -154,6 +154,7 @@ def test_manifest_lists_exactly_the_commands_that_exist() -> None:
         "task add",
         "task status",
         "task list",
+        "conflicts audit",
         "index rebuild",
         "index update",
         "index status",

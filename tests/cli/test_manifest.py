@@ -35,12 +35,12 @@ ORIGINAL_MANIFEST = Path("/tmp/orig/manifest.json")
 BUILT_COMMANDS = [
     "manifest", "help", "init", "write", "apply", "batch", "read", "search", "recall", "correct", "link",
     "neighbors", "resolve", "archive", "why", "reinforce", "list", "entity activity", "task add", "task status",
-    "task list",
+    "task list", "conflicts audit",
     "index rebuild", "index update", "index status", "status", "state export", "state import",
 ]  # fmt: skip
 # Flags we add to the original's commands (documented in docs/compat.md).
 ADDED_FLAGS = {
-    "write": {"event-at"},
+    "write": {"event-at", "detect-conflicts"},
     "apply": {"dry-run"},
     "correct": {"tag", "entity", "importance", "confidence", "event-at"},
 }
@@ -118,6 +118,7 @@ def test_write_flags_keep_the_original_names_types_and_vocabulary(manifest: dict
     assert list(by_name) == [
         "title", "claim", "body", "article-html", "type", "path", "strict-path", "workspace", "tag",
         "entity", "importance", "confidence", "event-at", "session-id", "prompt-id", "turn-uuid",
+        "detect-conflicts",
     ]  # fmt: skip
     assert by_name["confidence"]["type"] == "string" and by_name["importance"]["type"] == "int"
     assert by_name["tag"]["repeatable"] is True  # the original forgot to say so

@@ -1,0 +1,149 @@
+"""The conflict assist: typed findings for the ops of a write or batch, and the whole-store audit.
+
+Candidates are the active, non-task memories (and earlier ops of the same batch) that share an
+entity or a frame key with an op, found with one index query per batch; each pair is then typed by
+the deterministic classifier in `domain.conflicts`. Report-only: nothing here changes what is written.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from memhtml.domain.conflicts import ClaimFacts, ConflictFinding, are_candidates, classify_pair
+from memhtml.domain.frames import frame_key
+from memhtml.index.database import Database
+from memhtml.operations.indexing import fresh_index
+from memhtml.store.repository import open_store
+
+# An entity shared by more memories than this is a hub (`org:acme` on half the corpus): pairing
+# every member would be quadratic, so the audit compares such a group only within its frame keys
+# and reports how many groups it narrowed.
+HUB_GROUP_LIMIT: Final[int] = 200
+
+
+@dataclass(frozen=True, slots=True)
+class StoredClaim:
+    path: str
+    facts: ClaimFacts
+
+
+def finding_entry(finding: ConflictFinding, claim: str, *, path: str | None, batch_index: int | None) -> dict[str, Any]:
+    return {
+        "path": path,
+        "batch_index": batch_index,
+        "claim": claim,
+        "class": finding.conflict_class,
+        "action": finding.action,
+        "reason": finding.reason,
+    }
+
+
+def stored_candidates(database: Database, ops: Sequence[ClaimFacts]) -> list[StoredClaim]:
+    """Active non-task memories sharing an entity or a frame key with any op: one query per batch."""
+    frames = sorted({key for facts in ops if (key := frame_key(facts.claim)) is not None})
+    entities = sorted({entity.strip().lower() for facts in ops for entity in facts.entities if entity.strip()})
+    if not frames and not entities:
+        return []
+    rows = database.rows(
+        """
+        SELECT f.path, f.gist, f.memory_type, f.workspace, f.author,
+               (SELECT list(e.entity_type || ':' || e.entity_name) FROM file_entities e WHERE e.path = f.path),
+               (SELECT first(c.text) FROM file_citations c WHERE c.path = f.path)
+        FROM files f
+        WHERE NOT f.archived AND f.memory_type <> 'task'
+          AND (f.frame_key IN (SELECT unnest($frames))
+               OR f.path IN (SELECT e.path FROM file_entities e
+                             WHERE lower(e.entity_type || ':' || e.entity_name) IN (SELECT unnest($entities))))
+        ORDER BY f.path
+        """,
+        {"frames": frames or [""], "entities": entities or [""]},
+    )
+    return [
+        StoredClaim(
+            row[0],
+            ClaimFacts(row[1], row[2], row[3], tuple(row[5] or ()), row[6] or row[4]),
+        )
+        for row in rows
+    ]
+
+
+def batch_findings(
+    ops: Sequence[ClaimFacts | None], stored: Sequence[StoredClaim], own_paths: Sequence[str | None]
+) -> list[list[dict[str, Any]]]:
+    """For each op, its findings against stored memories, then against earlier ops (never its own file).
+    A later op reports on an earlier one, never the reverse."""
+    findings: list[list[dict[str, Any]]] = []
+    for position, facts in enumerate(ops):
+        found: list[dict[str, Any]] = []
+        if facts is not None:
+            for memory in stored:
+                if memory.path == own_paths[position] or not are_candidates(facts, memory.facts):
+                    continue
+                finding = classify_pair(facts, memory.facts)
+                if finding is not None:
+                    found.append(finding_entry(finding, memory.facts.claim, path=memory.path, batch_index=None))
+            for earlier, other in enumerate(ops[:position]):
+                if other is None or (own_paths[earlier] is not None and own_paths[earlier] == own_paths[position]):
+                    continue
+                if not are_candidates(facts, other):
+                    continue
+                finding = classify_pair(facts, other)
+                if finding is not None:
+                    found.append(finding_entry(finding, other.claim, path=None, batch_index=earlier))
+        findings.append(found)
+    return findings
+
+
+def audit(root: Path) -> dict[str, Any]:
+    """`conflicts audit`: every candidate pair of active memories, typed. The answer says how many
+    memories and pairs were examined, so "0 reported" is never mistaken for "not checked"."""
+    store = open_store(root)
+    with fresh_index(store) as database:
+        memories = stored_candidates_all(database)
+    groups: dict[str, list[int]] = defaultdict(list)
+    for position, memory in enumerate(memories):
+        key = frame_key(memory.facts.claim)
+        if key is not None:
+            groups["frame:" + key].append(position)
+        for entity in {entity.strip().lower() for entity in memory.facts.entities if entity.strip()}:
+            groups["entity:" + entity].append(position)
+    pairs: set[tuple[int, int]] = set()
+    narrowed = 0
+    for name, members in groups.items():
+        if name.startswith("entity:") and len(members) > HUB_GROUP_LIMIT:
+            narrowed += 1
+            continue
+        pairs.update((first, second) for index, first in enumerate(members) for second in members[index + 1 :])
+    findings = []
+    for first, second in sorted(pairs):
+        older, newer = memories[first], memories[second]
+        finding = classify_pair(newer.facts, older.facts)
+        if finding is not None:
+            entry = finding_entry(finding, older.facts.claim, path=older.path, batch_index=None)
+            findings.append({"newer": newer.path, "newerClaim": newer.facts.claim, **entry})
+    return {
+        "scanned": len(memories),
+        "pairs": len(pairs),
+        "reported": len(findings),
+        "narrowedGroups": narrowed,
+        "findings": findings,
+    }
+
+
+def stored_candidates_all(database: Database) -> list[StoredClaim]:
+    rows = database.rows(
+        """
+        SELECT f.path, f.gist, f.memory_type, f.workspace, f.author,
+               (SELECT list(e.entity_type || ':' || e.entity_name) FROM file_entities e WHERE e.path = f.path),
+               (SELECT first(c.text) FROM file_citations c WHERE c.path = f.path)
+        FROM files f WHERE NOT f.archived AND f.memory_type <> 'task'
+        ORDER BY coalesce(f.event_at, f.created_at), f.path
+        """
+    )
+    return [
+        StoredClaim(row[0], ClaimFacts(row[1], row[2], row[3], tuple(row[5] or ()), row[6] or row[4])) for row in rows
+    ]
