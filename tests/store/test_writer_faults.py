@@ -11,7 +11,7 @@ import pytest
 
 from memhtml.operations.write import WriteRequest, write
 from memhtml.store import transaction
-from memhtml.store.commit import head_sha
+from memhtml.store.commit import commit_paths, head_sha
 from memhtml.store.repository import init_store, open_store
 from tests.conftest import git
 
@@ -24,7 +24,7 @@ def test_interrupt_after_the_branch_moved_keeps_the_committed_file(
 ) -> None:
     init_store(tmp_path / "s")
     store = open_store(tmp_path / "s")
-    real_commit = transaction.commit_paths
+    real_commit = commit_paths
 
     def commit_then_interrupt(*args: Any, **kwargs: Any) -> str:
         real_commit(*args, **kwargs)
