@@ -8,6 +8,7 @@ every result. With --continue-on-error the rest land and the answer is partial.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ from typing import Any
 from memhtml.contracts.errors import BatchAborted, MemhtmlError, envelope_code
 from memhtml.contracts.instants import format_instant
 from memhtml.domain.conflicts import ClaimFacts
+from memhtml.domain.frames import frame_key
+from memhtml.index.database import Database
 from memhtml.operations.batchinput import DecodedOp, Provenance, decode_ops
 from memhtml.operations.conflicts import StoredClaim, batch_findings, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
@@ -56,6 +59,8 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
             op_claim(op.request, plan.placed) if op.request and plan.placed else None
             for op, plan in zip(decoded, planned, strict=True)
         ]
+        if options.consolidate == "last-wins":
+            planned = _last_wins(planned, claims, index.database)
         candidates = None
         if options.detect_conflicts and index.database is not None:
             candidates = stored_candidates(index.database, [claim for claim in claims if claim is not None])
@@ -73,8 +78,8 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
             index_warning = index.follow_commit(_session_links(decoded, stored.outcomes))
     committed = stored.committed
     results = [
-        _result(position, op, outcome)
-        for position, (op, outcome) in enumerate(zip(decoded, stored.outcomes, strict=True))
+        _result(position, op, outcome, plan.consolidated_into)
+        for position, (op, outcome, plan) in enumerate(zip(decoded, stored.outcomes, planned, strict=True))
     ]
     if options.detect_conflicts:
         _attach_conflicts(results, claims, candidates, stored.outcomes)
@@ -85,7 +90,9 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
         "near_duplicates_degraded": options.detect_near_duplicates,
     }
     refused = [outcome for outcome in stored.outcomes if outcome.outcome == "refused"]
-    succeeded = [outcome for outcome in stored.outcomes if outcome.outcome in ("written", "updated", "unchanged")]
+    succeeded = [
+        outcome for outcome in stored.outcomes if outcome.outcome in ("written", "updated", "unchanged", "consolidated")
+    ]
     data["partial"] = bool(refused and succeeded)
     data["stored"] = any(outcome.stored for outcome in stored.outcomes) and not options.dry_run
     if options.dry_run:
@@ -103,6 +110,34 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
             data,
         )
     return ApplyAnswer(data, partial=data["partial"])
+
+
+def _last_wins(
+    planned: list[PlannedOp], claims: Sequence[ClaimFacts | None], database: Database | None
+) -> list[PlannedOp]:
+    """One memory per frame slot: every op but the last on a slot is consolidated into the last, and
+    the active memories on that slot are superseded by it (archived in the batch's one commit)."""
+    slots: dict[str, list[int]] = {}
+    for position, (plan, claim) in enumerate(zip(planned, claims, strict=True)):
+        key = frame_key(claim.claim) if claim is not None and plan.refusal is None else None
+        if key is not None:
+            slots.setdefault(key, []).append(position)
+    stored: dict[str, list[str]] = {}
+    if slots and database is not None:
+        rows = database.rows(
+            "SELECT frame_key, path FROM files WHERE NOT archived AND memory_type <> 'task'"
+            " AND frame_key IN (SELECT unnest($keys)) ORDER BY path",
+            {"keys": sorted(slots)},
+        )
+        for key, path in rows:
+            stored.setdefault(str(key), []).append(str(path))
+    result = list(planned)
+    for key, positions in slots.items():
+        winner = positions[-1]
+        for loser in positions[:-1]:
+            result[loser] = dataclasses.replace(result[loser], consolidated_into=winner)
+        result[winner] = dataclasses.replace(result[winner], supersedes=tuple(stored.get(key, ())))
+    return result
 
 
 def _attach_conflicts(
@@ -160,10 +195,10 @@ def _session_links(decoded: Sequence[DecodedOp], outcomes: Sequence[OpOutcome]) 
     return links
 
 
-def _result(position: int, op: DecodedOp, outcome: OpOutcome) -> dict[str, Any]:
+def _result(position: int, op: DecodedOp, outcome: OpOutcome, consolidated_into: int | None) -> dict[str, Any]:
     """One op's answer: the original's twelve fields, then `stored`, `outcome`, `retryable`, `changed`."""
     error: MemhtmlError | None = outcome.error
-    ok = outcome.outcome in ("written", "updated", "unchanged")
+    ok = outcome.outcome in ("written", "updated", "unchanged", "consolidated")
     return {
         "index": position,
         "ok": ok,
@@ -175,8 +210,8 @@ def _result(position: int, op: DecodedOp, outcome: OpOutcome) -> dict[str, Any]:
         "skipped": outcome.outcome == "skipped",
         "conflict": None,
         "near_duplicates": None,
-        "consolidated_into": None,
-        "superseded_path": None,
+        "consolidated_into": consolidated_into,
+        "superseded_path": outcome.superseded[0] if outcome.superseded else None,
         "stored": outcome.stored,
         "outcome": outcome.outcome,
         "retryable": error.retryable if error is not None else False,
@@ -188,7 +223,7 @@ def _result(position: int, op: DecodedOp, outcome: OpOutcome) -> dict[str, Any]:
 def _summary(outcomes: Sequence[OpOutcome]) -> dict[str, int]:
     """The original's strict partition (total = written + deduped + failed + skipped + consolidated),
     then the outcome counts, which partition the ops by what happened to them."""
-    counts = {name: 0 for name in ("written", "updated", "unchanged", "refused", "failed", "skipped")}
+    counts = {name: 0 for name in ("written", "updated", "unchanged", "refused", "failed", "skipped", "consolidated")}
     for outcome in outcomes:
         counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
     return {
@@ -197,7 +232,7 @@ def _summary(outcomes: Sequence[OpOutcome]) -> dict[str, int]:
         "deduped": counts["updated"] + counts["unchanged"],
         "failed": counts["refused"] + counts["failed"],
         "skipped": counts["skipped"],
-        "consolidated": 0,
+        "consolidated": counts["consolidated"],
         "updated": counts["updated"],
         "unchanged": counts["unchanged"],
         "refused": counts["refused"],

@@ -17,11 +17,11 @@ from memhtml.contracts.paths import confine_memory_path, is_archived_path, slugi
 from memhtml.operations.browse import resolve
 from memhtml.operations.indexing import SessionLink, fresh_index, writable_index
 from memhtml.operations.write import WriteRequest, place_memory
+from memhtml.store.archiving import archived_text
 from memhtml.store.batch import PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.lifecycle import (
     archive_memory,
-    archived_text,
     committed_memory,
     correct_memory,
     link_memories,

@@ -15,7 +15,11 @@ from pathlib import Path
 
 from memhtml.contracts.errors import MemhtmlError, StorageFailure, WriteConflict
 from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
+from memhtml.contracts.vocabulary import rel_token
+from memhtml.html.document import parse_memory
+from memhtml.html.headedit import add_link, set_meta
 from memhtml.html.identity import Restatement, restate
+from memhtml.store.archiving import archive_destination, archived_text
 from memhtml.store.gitcmd import run_git
 from memhtml.store.repository import Store
 from memhtml.store.transaction import (
@@ -46,19 +50,27 @@ class PlacedMemory:
 
 @dataclass(frozen=True, slots=True)
 class PlannedOp:
-    """One op as the store receives it: rendered and checked, or already refused by its door."""
+    """One op as the store receives it: rendered and checked, or already refused by its door.
+
+    `consolidated_into` names the later op of the batch that takes this op's slot (last-wins), so this
+    one stores nothing; `supersedes` lists active memories this op's slot displaces, archived in the
+    batch's commit with the winner linked to them.
+    """
 
     placed: PlacedMemory | None
     restatement: Restatement | None = None
     refusal: MemhtmlError | None = None
+    consolidated_into: int | None = None
+    supersedes: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
 class OpOutcome:
-    outcome: str  # written | unchanged | updated | refused | skipped
+    outcome: str  # written | unchanged | updated | refused | skipped | consolidated
     path: str | None = None
     changed: tuple[str, ...] = ()
     error: MemhtmlError | None = None
+    superseded: list[str] = field(default_factory=list)  # archive paths of the memories this op displaced
 
     @property
     def stored(self) -> bool:
@@ -88,9 +100,10 @@ def store_batch(
         outcomes = plan.run(stop_at_refusal=atomic)
         if atomic and any(outcome.outcome == "refused" for outcome in outcomes):
             for outcome in outcomes:
-                if outcome.outcome != "refused":
-                    outcome.outcome, outcome.path, outcome.changed = "skipped", None, ()
+                if outcome.outcome not in ("refused", "consolidated"):
+                    outcome.outcome, outcome.path, outcome.changed, outcome.superseded = "skipped", None, (), []
             return BatchStored(outcomes, None)
+        plan.supersede(outcomes)
         changes = plan.changes()
         if dry_run or not changes:
             return BatchStored(outcomes, None, plan.touched)
@@ -108,8 +121,10 @@ class _Plan:
         self.claimer = PathClaimer(store.root)
         hashes = [op.placed.content_hash for op in ops if op.placed is not None and op.placed.memory_type != "task"]
         self.owner_of = owners(list(dict.fromkeys(hashes))) if hashes else {}
+        displaced = [path for op in ops for path in op.supersedes]
         # Only a committed memory counts as the owner: an uncommitted leftover must not swallow a write.
-        self.committed = read_committed(store, self.owner_of.values())
+        self.committed = read_committed(store, [*self.owner_of.values(), *displaced])
+        self.moves: list[FileChange] = []
         self.pending: dict[str, str] = {}  # path -> text this batch will leave there
         self.new_paths: set[str] = set()
         self.batch_owner: dict[str, str] = {}  # content hash -> path, for ops later in the batch
@@ -129,6 +144,8 @@ class _Plan:
         return outcomes
 
     def _one(self, op: PlannedOp) -> OpOutcome:
+        if op.consolidated_into is not None:
+            return OpOutcome("consolidated")
         if op.refusal is not None or op.placed is None:
             raise op.refusal or StorageFailure("an op reached the store without a rendered file", [])
         placed = op.placed
@@ -176,8 +193,40 @@ class _Plan:
             )
         return path
 
+    def supersede(self, outcomes: list[OpOutcome]) -> None:
+        """Archive the memories each surviving op displaces and link the op's file to them (last-wins)."""
+        retired: set[str] = set()
+        for op, outcome in zip(self.ops, outcomes, strict=True):
+            if outcome.path is None or outcome.outcome not in ("written", "updated", "unchanged"):
+                continue
+            for displaced in op.supersedes:
+                if displaced == outcome.path or displaced in retired or displaced not in self.committed:
+                    continue
+                refuse_if_modified(self.store, displaced, self.committed[displaced])
+                retired.add(displaced)
+                winner = outcome.path
+                text = self.pending.get(winner, self.committed.get(winner))
+                if text is None:
+                    continue
+                destination = archive_destination(self.claimer, displaced, int(self.instant[:4]))
+                valid_from = parse_memory(text).valid_from or parse_memory(text).event_at or self.instant
+                text = add_link(text, rel_token("supersedes"), "/" + destination)
+                if parse_memory(text).valid_from is None:
+                    text = set_meta(text, "memhtml-valid-from", valid_from)
+                if winner not in self.new_paths:
+                    text = set_meta(text, "memhtml-updated", self.instant)
+                    if outcome.outcome == "unchanged":
+                        refuse_if_modified(self.store, winner, self.committed[winner])
+                        outcome.outcome, outcome.changed = "updated", ("supersedes",)
+                self.pending[winner] = text
+                if winner not in self.touched:
+                    self.touched.append(winner)
+                archived = archived_text(self.committed[displaced], self.instant, winner, valid_from)
+                self.moves.append(FileChange(destination, archived, source=displaced))
+                outcome.superseded.append(destination)
+
     def changes(self) -> list[FileChange]:
-        return [
+        return [*self.moves] + [
             FileChange(path, self.pending[path], rewrite=path not in self.new_paths)
             for path in self.touched
             if path in self.new_paths or self.pending[path] != self.committed.get(path)

@@ -9,14 +9,14 @@ year) the archived copy takes the same `-N` suffix a write would, instead of fai
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError, PathNotFound
-from memhtml.contracts.paths import archive_path_for, is_archived_path
+from memhtml.contracts.paths import is_archived_path
 from memhtml.contracts.vocabulary import TASK_RELS, rel_token
 from memhtml.html.document import ParsedMemory, parse_memory
 from memhtml.html.headedit import add_link, set_meta
 from memhtml.html.identity import Restatement, restate
+from memhtml.store.archiving import archive_destination, archived_text
 from memhtml.store.batch import ActiveOwners, PathClaimer, PlacedMemory
 from memhtml.store.repository import Store
 from memhtml.store.transaction import (
@@ -55,30 +55,6 @@ def committed_memory(store: Store, path: str) -> tuple[str, ParsedMemory]:
         )
     refuse_if_modified(store, path, text)
     return text, parse_memory(text)
-
-
-def archive_destination(claimer: PathClaimer, path: str, year: int) -> str:
-    """`archive/<year>/<path>`, or the first free `-N` variant when that archive path is taken."""
-    destination = archive_path_for(path, year)
-    if claimer.take(destination):
-        return destination
-    pure = PurePosixPath(destination)
-    return claimer.claim(str(pure.parent), pure.stem, None)
-
-
-def archived_text(text: str, instant: str, superseded_by: str | None = None, valid_until: str | None = None) -> str:
-    """The archive stamps: status, updated, archived; for a superseded memory also superseded-by and
-    valid-until (min-wins: an earlier stated end of validity stays)."""
-    text = set_meta(text, "memhtml-status", "archived")
-    text = set_meta(text, "memhtml-updated", instant)
-    text = set_meta(text, "memhtml-archived", instant)
-    if superseded_by is not None:
-        text = set_meta(text, "memhtml-superseded-by", "/" + superseded_by)
-    if valid_until is not None:
-        stated = parse_memory(text).valid_until
-        if not stated or valid_until < stated:
-            text = set_meta(text, "memhtml-valid-until", valid_until)
-    return text
 
 
 def archive_memory(store: Store, path: str, instant: str, message: str) -> Retired:

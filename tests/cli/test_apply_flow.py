@@ -241,3 +241,32 @@ def test_event_time_is_the_first_time_element_and_a_new_one_updates(store_root: 
     assert moved["outcome"] == "updated" and moved["changed"] == ["eventAt"]
     reparsed = parse_memory((store_root / first["path"]).read_text())
     assert reparsed.event_at == "2025-08-01" and reparsed.content_hash == parsed.content_hash
+
+
+def test_consolidate_last_wins_is_one_commit_and_supersedes_the_stored_slot(store_root: Path) -> None:
+    apply_ops(store_root, [op("Pool ceiling", "The connection pool ceiling is 64.", tag="db")])
+    before = commit_count(store_root)
+    ops = [
+        op("Pool ceiling v2", "The connection pool ceiling is 96. Raised for the peak.", tag="db"),
+        op("Timeout a", "The api timeout is 30s."),
+        op("Timeout b", "The api timeout is 45s."),
+    ]
+    answer = apply_ops(store_root, ops, "--consolidate", "last-wins")
+    assert answer.status == 0, answer.stdout
+    results = answer.data["results"]
+    assert [result["outcome"] for result in results] == ["written", "consolidated", "written"]
+    assert results[1]["consolidated_into"] == 2 and results[1]["path"] is None and results[1]["stored"] is False
+    archived = results[0]["superseded_path"]
+    assert archived is not None and archived.endswith("resources/db/pool-ceiling.html")
+    summary = answer.data["summary"]
+    assert summary["consolidated"] == 1 and summary["written"] == 2
+    assert summary["total"] == sum(summary[key] for key in ("written", "deduped", "failed", "skipped", "consolidated"))
+    assert commit_count(store_root) == before + 1  # the original makes two
+    assert memory_files(store_root) == sorted([archived, results[0]["path"], results[2]["path"]])
+    winner = parse_memory((store_root / results[0]["path"]).read_text())
+    assert ("supersedes", "/" + archived) in winner.links
+    loser = parse_memory((store_root / archived).read_text())
+    assert loser.superseded_by == "/" + results[0]["path"] and loser.valid_until == winner.valid_from
+    resolved = run_cli("resolve", "resources/db/pool-ceiling.html", "--repo", str(store_root)).data
+    assert resolved["path"] == results[0]["path"] and resolved["stopReason"] == "live"
+    assert git(store_root, "status", "--porcelain") == ""
