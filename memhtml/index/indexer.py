@@ -7,15 +7,15 @@ catch-up costs what changed, not the corpus.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from memhtml.contracts.corpus import CorpusReader, TreeChange
 from memhtml.contracts.errors import GitFailure
 from memhtml.index.database import Database
-from memhtml.index.parallel import PendingProjection, project_items, projection_pool
-from memhtml.index.projection import FileProjection, SkippedFile
+from memhtml.index.parallel import PendingProjection, projection_pool
+from memhtml.index.projection import FileProjection, SkippedFile, relocated
 from memhtml.index.rows import ALL_TABLES, remove_paths, rename_path, store_projections
 from memhtml.index.watermark import watermark
 
@@ -102,11 +102,20 @@ def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:
     return report
 
 
-def update(database: Database, reader: CorpusReader, now: str, *, worktree: bool = True) -> PassReport:
+def update(
+    database: Database,
+    reader: CorpusReader,
+    now: str,
+    *,
+    worktree: bool = True,
+    known: Mapping[str, FileProjection] | None = None,
+) -> PassReport:
     """Apply what changed since the watermark (renames re-pointed, not re-parsed), then the dirty tree.
 
     `worktree=False` skips the working-tree scan (`git status` walks every file), which keeps the
     write path's cost flat in the corpus size; `index update` and rebuilds always include it.
+    `known` maps blob ids to projections the caller already made of exactly those bytes (a batch
+    renders and checks every file before committing it), so they are not read and parsed again.
     """
     indexed_head, previously_dirty, built = watermark(database)
     head = reader.head()
@@ -123,7 +132,7 @@ def update(database: Database, reader: CorpusReader, now: str, *, worktree: bool
         return report  # already at HEAD: writing nothing keeps the close from checkpointing
     with database.transaction():
         if changes:
-            _apply_commits(database, reader, changes, now=now, report=report)
+            _apply_commits(database, reader, changes, now=now, report=report, known=known or {})
         elif head is None and indexed_head is not None:
             report.removed += remove_paths(database, _all_paths(database))
         if worktree:
@@ -137,7 +146,13 @@ def update(database: Database, reader: CorpusReader, now: str, *, worktree: bool
 
 
 def _apply_commits(
-    database: Database, reader: CorpusReader, changes: Sequence[TreeChange], *, now: str, report: PassReport
+    database: Database,
+    reader: CorpusReader,
+    changes: Sequence[TreeChange],
+    *,
+    now: str,
+    report: PassReport,
+    known: Mapping[str, FileProjection],
 ) -> None:
     removed = [change.path for change in changes if change.status == "D"]
     report.removed += remove_paths(database, removed)
@@ -150,9 +165,11 @@ def _apply_commits(
                 report.added += 1
     # Renamed files are re-projected too: a move usually comes with a head stamp (archive, correct).
     wanted = [(change.path, change.blob_sha) for change in changes if change.status != "D" and change.blob_sha]
-    contents = reader.blobs(sha for _, sha in wanted if sha)
-    projected = _project_all(((path, sha, contents.get(sha)) for path, sha in wanted if sha), now, report)
-    report.skipped += store_projections(database, projected)
+    reused = [relocated(known[sha], path) for path, sha in wanted if sha in known]
+    unknown = [(path, sha) for path, sha in wanted if sha not in known]
+    contents = reader.blobs(sha for _, sha in unknown)
+    projected = _project_all(((path, sha, contents.get(sha)) for path, sha in unknown), now, report)
+    report.skipped += store_projections(database, sorted([*projected, *reused], key=lambda item: item.path))
     report.added += sum(1 for change in changes if change.status == "A")
     report.modified += sum(1 for change in changes if change.status == "M")
 
@@ -188,7 +205,10 @@ def _project_working_tree(
 
 
 def _project_all(items: Iterable[tuple[str, str, bytes | None]], now: str, report: PassReport) -> list[FileProjection]:
-    return _sorted_results(project_items(list(items), now), report)
+    """Project every item; a large change set (a big batch commit) is projected on every core."""
+    listed = list(items)
+    with projection_pool(len(listed)) as pool:
+        return _sorted_results(PendingProjection(pool, listed, now).results(), report)
 
 
 def _move_state_rows(database: Database, renames: Sequence[tuple[str, str]]) -> None:

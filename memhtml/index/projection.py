@@ -13,6 +13,7 @@ from memhtml.contracts.paths import is_archived_path, original_path_for
 from memhtml.contracts.vocabulary import ALL_RELS, MEMORY_RELS, PERSON_RELS, PROVENANCE_RELS, TASK_RELS
 from memhtml.domain.frames import frame_key
 from memhtml.domain.tokens import document_terms, phrase_words
+from memhtml.html.document import ParsedMemory
 from memhtml.html.validate import inspect_memory
 
 
@@ -55,6 +56,41 @@ def project_file(path: str, blob_sha: str, content: bytes, indexed_at: str) -> F
     memory, check = inspect_memory(text)
     if check.violations:
         return SkippedFile(path, "; ".join(check.violations))
+    return project_memory(path, blob_sha, memory, indexed_at)
+
+
+def relocated(projection: FileProjection, path: str) -> FileProjection:
+    """The projection of the same file at `path`: the path-derived fields recomputed, the rest kept.
+
+    A batch projects each rendered file before the store chooses its path; this puts it where it landed.
+    """
+    archived = is_archived_path(path)
+    origin = original_path_for(path) if archived else None
+    segments = (origin or path).split("/")
+    row = dict(projection.row)
+    row.update(
+        path=path,
+        para=path.split("/", 1)[0],
+        workspace=segments[1] if segments[0] == "projects" and len(segments) > 2 else None,
+        archived=archived,
+        origin_path=origin,
+        active_hash=None if archived or row["memory_type"] == "task" else row["content_hash"],
+    )
+    edges = [(rel, destination, kind) for rel, destination, kind in projection.edges if destination != path]
+    return FileProjection(
+        path=path,
+        row=row,
+        tags=projection.tags,
+        entities=projection.entities,
+        facets=projection.facets,
+        citations=projection.citations,
+        edges=edges,
+        terms=projection.terms,
+    )
+
+
+def project_memory(path: str, blob_sha: str, memory: ParsedMemory, indexed_at: str) -> FileProjection:
+    """Flatten one parsed, checked memory into its index rows."""
     archived = is_archived_path(path)
     origin = original_path_for(path) if archived else None
     live_path = origin or path

@@ -23,7 +23,8 @@ from memhtml.index.database import Database
 from memhtml.operations.batchinput import DecodedOp, Provenance, decode_ops
 from memhtml.operations.conflicts import StoredClaim, batch_findings, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
-from memhtml.operations.write import op_claim, plan_write
+from memhtml.operations.planning import plan_all
+from memhtml.operations.write import op_claim
 from memhtml.store.batch import OpOutcome, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
@@ -52,7 +53,13 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
     a refused op, and when every op was refused."""
     decoded = decode_ops(stream, options.provenance)
     moment = now or dt.datetime.now(dt.UTC)
-    planned = [_plan(op, moment) for op in decoded]
+    rendered = plan_all([op.request for op in decoded], moment)
+    planned = [
+        plan[0] if plan is not None else PlannedOp(None, refusal=op.refusal)
+        for op, plan in zip(decoded, rendered, strict=True)
+    ]
+    # Index rows of every rendered file, by blob id: the index pass after the commit reuses them.
+    known = {projection.row["blob_sha"]: projection for plan in rendered if plan and (projection := plan[1])}
     store = open_store(root)
     with writable_index(store) as index:
         claims = [
@@ -75,7 +82,7 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
         )
         index_warning = None
         if stored.committed is not None:
-            index_warning = index.follow_commit(_session_links(decoded, stored.outcomes))
+            index_warning = index.follow_commit(_session_links(decoded, stored.outcomes), known)
     committed = stored.committed
     results = [
         _result(position, op, outcome, plan.consolidated_into)
@@ -158,12 +165,6 @@ def _attach_conflicts(
         if found:
             first = found[0]
             result["conflict"] = {"path": first["path"], "batch_index": first["batch_index"], "claim": first["claim"]}
-
-
-def _plan(op: DecodedOp, moment: dt.datetime) -> PlannedOp:
-    if op.request is None:
-        return PlannedOp(None, refusal=op.refusal)
-    return plan_write(op.request, moment)
 
 
 def _message(decoded: Sequence[DecodedOp], outcomes: list[OpOutcome], touched: list[str]) -> str:

@@ -8,7 +8,7 @@ or missing index is brought up to date under a read-write connection first.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,18 +23,25 @@ from memhtml.store.repository import Store, open_store
 
 if TYPE_CHECKING:
     from memhtml.index.indexer import PassReport
+    from memhtml.index.projection import FileProjection
 
 
 def now_instant() -> str:
     return format_instant(dt.datetime.now(dt.UTC))
 
 
-def catch_up(database: Database, reader: GitCorpusReader, *, worktree: bool = False) -> PassReport:
+def catch_up(
+    database: Database,
+    reader: GitCorpusReader,
+    *,
+    worktree: bool = False,
+    known: Mapping[str, FileProjection] | None = None,
+) -> PassReport:
     """Bring the index up to HEAD. The indexer is imported here, not at module load: it pulls in the
     HTML parser, which a read command on a fresh index never needs."""
     from memhtml.index.indexer import update
 
-    return update(database, reader, now_instant(), worktree=worktree)
+    return update(database, reader, now_instant(), worktree=worktree, known=known)
 
 
 @contextmanager
@@ -138,13 +145,15 @@ class IndexSession:
         )
         return {str(digest): str(path) for digest, path in rows}
 
-    def follow_commit(self, session_links: Sequence[SessionLink] = ()) -> dict[str, Any] | None:
+    def follow_commit(
+        self, session_links: Sequence[SessionLink] = (), known: Mapping[str, FileProjection] | None = None
+    ) -> dict[str, Any] | None:
         """Index the commit just made (and record its session links); any failure here becomes a
         warning, never a failed command: the commit has landed."""
         if self.database is None:
             return self.warning()
         try:
-            catch_up(self.database, self.reader)
+            catch_up(self.database, self.reader, known=known)
             record_session_links(self.database, session_links)
         except Exception as error:
             self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__

@@ -16,11 +16,11 @@ from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import normalize_path, path_problem, slugify
 from memhtml.domain.conflicts import ClaimFacts
 from memhtml.domain.placement import placement_directory
-from memhtml.html.document import parse_memory
+from memhtml.html.document import ParsedMemory, parse_memory
 from memhtml.html.identity import Restatement, first_event_time, set_event_time
 from memhtml.html.prose import prose_article
 from memhtml.html.template import MemoryHead, finish_article, render_memory_file
-from memhtml.html.validate import check_memory
+from memhtml.html.validate import inspect_memory
 from memhtml.operations.conflicts import batch_findings, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
 from memhtml.store.batch import OpOutcome, PlacedMemory, PlannedOp, store_batch
@@ -107,6 +107,11 @@ class WriteReport:
 
 def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
     """Render and check the memory file, and derive the placement rules; no I/O."""
+    return render_checked(request, now)[0]
+
+
+def render_checked(request: WriteRequest, now: dt.datetime) -> tuple[PlacedMemory, ParsedMemory]:
+    """The placed memory and the parse its format check was run on (so a batch can index it unparsed)."""
     instant = format_instant(now)
     markup = (
         request.article_html if request.article_html is not None else prose_article(request.claim or "", request.bodies)
@@ -132,10 +137,10 @@ def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
         due=request.due if request.memory_type == "task" else None,
     )
     file_text = render_memory_file(head, article)
-    check = check_memory(file_text)
+    parsed, check = inspect_memory(file_text)
     if check.violations:
         raise InvalidMemory("invalid memory: " + "; ".join(check.violations), ["memhtml manifest"])
-    return PlacedMemory(
+    placed = PlacedMemory(
         file_text=file_text,
         content_hash=digest,
         memory_type=request.memory_type,
@@ -146,6 +151,7 @@ def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
         date_prefix=now.astimezone(dt.UTC).strftime("%Y%m%d") if request.memory_type == "episodic" else None,
         explicit_path=_explicit_path(request),
     )
+    return placed, parsed
 
 
 def plan_write(request: WriteRequest, now: dt.datetime) -> PlannedOp:

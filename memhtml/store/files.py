@@ -8,35 +8,44 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
 from memhtml.contracts.errors import InvalidMemory, StorageFailure, WriteConflict
 
 
-def create_file_exclusively(root: Path, path: str, text: str) -> list[Path]:
-    """Write `path` atomically without ever replacing a file or following a symlink out of the store;
-    returns the directories it created."""
+def create_file_exclusively(root: Path, path: str, text: str, known_directories: set[Path] | None = None) -> list[Path]:
+    """Create `path` with `text`, never replacing a file (O_EXCL) nor following a symlink out of the
+    store; returns the directories it created. `known_directories` caches directories already checked
+    by this transaction, so a batch checks each directory once.
+
+    No fsync and no temporary file: the commit takes its bytes from memory, not from this file, and a
+    transaction that does not land removes what it created.
+    """
     target = root / path
-    _refuse_symlinks(root, target.parent)
-    created = _make_parents(root, target.parent)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    parent = target.parent
+    created: list[Path] = []
+    if known_directories is None or parent not in known_directories:
+        _refuse_symlinks(root, parent)
+        created = _make_parents(root, parent)
+        if known_directories is not None:
+            known_directories.add(parent)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
-        with temporary.open("xb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        # link() refuses to replace an existing file, unlike rename(): a racing file is never clobbered.
-        os.link(temporary, target)
+        descriptor = os.open(target, flags, 0o644)
     except FileExistsError as error:
         remove_created(root, [], created)
         raise WriteConflict(f"write conflict on {path}: the path was taken while writing", []) from error
     except OSError as error:
         remove_created(root, [], created)
         raise StorageFailure(f"could not write {path} ({error.strerror})", []) from error
-    finally:
-        temporary.unlink(missing_ok=True)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+    except OSError as error:
+        target.unlink(missing_ok=True)
+        remove_created(root, [], created)
+        raise StorageFailure(f"could not write {path} ({error.strerror})", []) from error
     return created
 
 
