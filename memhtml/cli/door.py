@@ -15,7 +15,7 @@ from typing import Any
 from memhtml.cli.envelope import EXIT_OK, encode, exit_status, failure, success, unexpected_failure
 from memhtml.contracts.errors import MemhtmlError
 
-WRITE_COMMANDS = frozenset({"write", "apply", "correct", "archive", "link", "task add", "task status"})
+WRITE_COMMANDS = frozenset({"write", "apply", "batch", "correct", "archive", "link", "task add", "task status"})
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any, Final
 from memhtml.contracts.errors import PathNotFound
 from memhtml.contracts.paths import confine_memory_path, is_archived_path
 from memhtml.html.document import ParsedMemory, parse_memory
-from memhtml.store.history import Touch, memory_history
+from memhtml.store.history import Touch, memory_history, read_versions
 from memhtml.store.repository import Store, open_store
 from memhtml.store.transaction import read_committed
 
@@ -28,7 +28,7 @@ def why(root: Path, raw_path: str) -> dict[str, Any]:
     if text is None:
         raise PathNotFound(f"no committed memory at {path}", [f"memhtml resolve {path}", "memhtml list"])
     parsed = parse_memory(text)
-    history = memory_history(store, path)
+    history = _own_history(store, parsed, memory_history(store, path))
     written = history[-1] if history else None
     return {
         "path": path,
@@ -45,6 +45,19 @@ def why(root: Path, raw_path: str) -> dict[str, Any]:
         "predecessors": _chain(store, parsed, forward=False),
         "successors": _chain(store, parsed, forward=True),
     }
+
+
+def _own_history(store: Store, memory: ParsedMemory, touches: list[Touch]) -> list[Touch]:
+    """The touches of this memory only: following moves, git may also walk into the memory it
+    replaced (a correction looks like a copy); its `memhtml-created` stamp tells them apart."""
+    versions = read_versions(store, [(touch.commit, touch.path) for touch in touches if touch.status != "D"])
+    own: list[Touch] = []
+    for touch in touches:
+        version = versions.get((touch.commit, touch.path))
+        if version is not None and parse_memory(version).created != memory.created:
+            break
+        own.append(touch)
+    return own
 
 
 def _touch(touch: Touch) -> dict[str, Any]:

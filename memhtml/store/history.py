@@ -61,3 +61,24 @@ def _trailers(text: str) -> dict[str, str]:
         if colon and key.strip():
             found.setdefault(key.strip(), value.strip())
     return found
+
+
+def read_versions(store: Store, specs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The text of each `(commit, path)` that exists, in one `cat-file --batch` call."""
+    if not specs:
+        return {}
+    request = "".join(f"{commit}:{path}\n" for commit, path in specs).encode("utf-8")
+    output = run_git(store.root, ["cat-file", "--batch"], stdin=request).stdout
+    versions: dict[tuple[str, str], str] = {}
+    offset = 0
+    for spec in specs:
+        header_end = output.index(b"\n", offset)
+        parts = output[offset:header_end].split(b" ")
+        if len(parts) != 3 or parts[1] != b"blob":  # "<spec> missing"
+            offset = header_end + 1
+            continue
+        size = int(parts[2])
+        start = header_end + 1
+        versions[spec] = output[start : start + size].decode("utf-8", "replace")
+        offset = start + size + 1
+    return versions

@@ -186,3 +186,54 @@ def test_tasks_never_dedupe_done_archives_and_blockers_drop_out(store_root: Path
     assert refused.status == 1 and "not a task" in refused.envelope["error"]
     assert run_cli("task", "status", key["path"], "nope", "--repo", root).status == 2
     assert clean(store_root)
+
+
+def test_write_restating_a_fact_with_new_metadata_updates_it(store_root: Path) -> None:
+    first = run_cli("write", "--repo", str(store_root), *RETRY)
+    before = commit_count(store_root)
+    again = run_cli("write", "--repo", str(store_root), *RETRY, "--confidence", "0.5", "--event-at", "2026-01-05")
+    assert again.status == 0
+    data = again.data
+    assert (data["outcome"], data["stored"], data["created"], data["deduped"]) == ("updated", True, False, True)
+    assert data["changed"] == ["confidence", "eventAt"] and data["path"] == first.data["path"]
+    assert data["commitSha"] == git(store_root, "rev-parse", "HEAD").strip()
+    assert commit_count(store_root) == before + 1
+    parsed = parse_memory((store_root / RETRY_PATH).read_text())
+    assert parsed.meta("memhtml-confidence") == "0.50" and parsed.event_at == "2026-01-05"
+    assert parsed.content_hash == first.data["contentHash"]
+    hits = run_cli("search", "retry budget", "--repo", str(store_root)).data["hits"]
+    assert [hit["path"] for hit in hits] == [RETRY_PATH] and hits[0]["confidence"] == 0.5
+
+
+def test_why_names_the_writer_the_reason_and_both_ends_of_the_chain(store_root: Path) -> None:
+    run_cli("write", "--repo", str(store_root), *RETRY, "--session-id", "S-1", "--prompt-id", "P-1")
+    corrected = run_cli(
+        "correct", RETRY_PATH, "--repo", str(store_root), "--title", "Retry budget v2",
+        "--claim", "The retry budget of the gateway is 4.", "--reason", "lowered",
+    ).data  # fmt: skip
+    new = run_cli("why", corrected["path"], "--repo", str(store_root)).data
+    assert new["writtenBy"]["subject"] == "memhtml(correct): Retry budget v2"
+    assert new["writtenBy"]["reason"] == "lowered"
+    assert [step["path"] for step in new["predecessors"]] == [corrected["archivedPath"]]
+    assert new["successors"] == []
+    old = run_cli("why", corrected["archivedPath"], "--repo", str(store_root)).data
+    assert old["archived"] is True and old["session"] == "S-1"
+    assert old["writtenBy"]["subject"] == "memhtml(write): Retry budget" and old["writtenBy"]["session"] == "S-1"
+    assert [touch["change"] for touch in old["history"]] == ["moved", "added"]
+    assert [step["path"] for step in old["successors"]] == [corrected["path"]]
+    missing = run_cli("why", "areas/inbox/nothing.html", "--repo", str(store_root))
+    assert missing.status == 1 and missing.envelope["code"] == "ERR_PATH_NOT_FOUND"
+
+
+def test_entity_activity_counts_files_per_entity(store_root: Path) -> None:
+    run_cli("write", "--repo", str(store_root), *RETRY)
+    run_cli(
+        "write", "--repo", str(store_root), "--title", "Gateway owner", "--type", "semantic",
+        "--claim", "The gateway is owned by the edge team.", "--entity", "service:gateway", "--entity", "team:edge",
+    )  # fmt: skip
+    data = run_cli("entity", "activity", "--repo", str(store_root)).data
+    counts = {entry["entity"]: entry["fileCount"] for entry in data["entities"]}
+    assert counts == {"service:gateway": 2, "team:edge": 1} and data["entityCount"] == 2
+    scoped = run_cli("entity", "activity", "--repo", str(store_root), "--type", "team").data
+    assert [entry["entity"] for entry in scoped["entities"]] == ["team:edge"]
+    assert run_cli("entity", "activity", "--repo", str(store_root), "--limit", "501").status == 2
