@@ -36,6 +36,39 @@ class Restatement:
 
 
 @dataclass(frozen=True, slots=True)
+class SemanticHead:
+    """A stored memory's semantic head as the index knows it, to answer "would this restatement change
+    anything?" without reading the file. `covers` is conservative: when unsure it says no, and the
+    file itself is then compared."""
+
+    memory_type: str
+    confidence: float | None
+    importance: int | None
+    event_at: str | None
+    entities: frozenset[str]
+    tags: frozenset[str]
+
+    def covers(self, statement: Restatement) -> bool:
+        if statement.memory_type != self.memory_type:
+            return False
+        if statement.confidence is not None and (
+            self.confidence is None or format_confidence(statement.confidence) != format_confidence(self.confidence)
+        ):
+            return False
+        if statement.importance is not None and statement.importance != self.importance:
+            return False
+        if statement.event_at is not None and statement.event_at != self.event_at:
+            return False
+        # Entities the parser also derives from the article (`concept:`, `lang:`) may be indexed
+        # without a meta in the head, so only the file can say whether one is missing.
+        if any(
+            entity not in self.entities or entity.startswith(("concept:", "lang:")) for entity in statement.entities
+        ):
+            return False
+        return all(tag in self.tags for tag in statement.tags if tag.strip())
+
+
+@dataclass(frozen=True, slots=True)
 class Restated:
     changed: tuple[str, ...]  # SEMANTIC_FIELDS that moved; empty means the memory already said all of it
     text: str  # the file with those changes applied (the input itself when nothing changed)

@@ -24,6 +24,7 @@ from memhtml.store.repository import Store, open_store
 if TYPE_CHECKING:
     from memhtml.index.indexer import PassReport
     from memhtml.index.projection import FileProjection
+    from memhtml.store.batch import ActiveOwner
 
 
 def now_instant() -> str:
@@ -132,18 +133,38 @@ class IndexSession:
         self.problem = problem
         self.reader = GitCorpusReader(store.root)
 
-    def owners(self, content_hashes: Sequence[str]) -> dict[str, str]:
-        """The active, non-task memory holding each content hash, for those that have one."""
+    def owners(self, content_hashes: Sequence[str]) -> dict[str, ActiveOwner]:
+        """The active, non-task memory holding each content hash (for those that have one), with its
+        semantic head as indexed; without an index, found by scanning the tree (no head)."""
+        from memhtml.html.identity import SemanticHead
+        from memhtml.store.batch import ActiveOwner
+
         if self.database is None:
             from memhtml.store.scan import find_active_by_hash
 
             found = {digest: find_active_by_hash(self.store, digest) for digest in content_hashes}
-            return {digest: path for digest, path in found.items() if path is not None}
+            return {digest: ActiveOwner(path) for digest, path in found.items() if path is not None}
         rows = self.database.rows(
-            "SELECT active_hash, path FROM files WHERE active_hash IN (SELECT unnest($hashes))",
+            """
+            SELECT f.active_hash, f.path, f.memory_type, f.confidence, f.importance, f.event_at,
+                   (SELECT list(e.entity_type || ':' || e.entity_name) FROM file_entities e WHERE e.path = f.path),
+                   (SELECT list(t.tag) FROM file_tags t WHERE t.path = f.path)
+            FROM files f WHERE f.active_hash IN (SELECT unnest($hashes))
+            """,
             {"hashes": list(content_hashes)},
         )
-        return {str(digest): str(path) for digest, path in rows}
+        # A row projected from the dirty working tree is not a committed memory: only its file can say.
+        _, dirty, _ = watermark(self.database)
+        uncommitted = set(dirty)
+        return {
+            str(row[0]): ActiveOwner(
+                str(row[1]),
+                None
+                if _listed(str(row[1]), uncommitted)
+                else SemanticHead(row[2], row[3], row[4], row[5], frozenset(row[6] or ()), frozenset(row[7] or ())),
+            )
+            for row in rows
+        }
 
     def follow_commit(
         self, session_links: Sequence[SessionLink] = (), known: Mapping[str, FileProjection] | None = None
@@ -166,6 +187,14 @@ class IndexSession:
             "warning": f"committed, but the index was not updated ({self.problem}); the next command catches up",
             "remedy": "memhtml index update",
         }
+
+
+def _listed(path: str, entries: set[str]) -> bool:
+    """Whether `path`, or a directory holding it (`dir/` entries, as `git status` lists them), is listed."""
+    if path in entries:
+        return True
+    parts = path.split("/")
+    return any("/".join(parts[:depth]) + "/" in entries for depth in range(1, len(parts)))
 
 
 @contextmanager

@@ -18,7 +18,7 @@ from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
 from memhtml.contracts.vocabulary import rel_token
 from memhtml.html.document import parse_memory
 from memhtml.html.headedit import add_link, set_meta
-from memhtml.html.identity import Restatement, restate
+from memhtml.html.identity import Restatement, SemanticHead, restate
 from memhtml.store.archiving import archive_destination, archived_text
 from memhtml.store.gitcmd import run_git
 from memhtml.store.repository import Store
@@ -31,8 +31,18 @@ from memhtml.store.transaction import (
     refuse_if_modified,
 )
 
+
+@dataclass(frozen=True, slots=True)
+class ActiveOwner:
+    """The active, non-task memory holding a content hash, and its semantic head when the index knows
+    it (None: compare with the file)."""
+
+    path: str
+    head: SemanticHead | None = None
+
+
 # Answers "which active, non-task memory has each of these content hashes?" (the index, or a scan).
-ActiveOwners = Callable[[Sequence[str]], dict[str, str]]
+ActiveOwners = Callable[[Sequence[str]], dict[str, ActiveOwner]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +130,26 @@ class _Plan:
         self.instant = instant
         self.claimer = PathClaimer(store.root)
         hashes = [op.placed.content_hash for op in ops if op.placed is not None and op.placed.memory_type != "task"]
-        self.owner_of = owners(list(dict.fromkeys(hashes))) if hashes else {}
-        displaced = [path for op in ops for path in op.supersedes]
-        # Only a committed memory counts as the owner: an uncommitted leftover must not swallow a write.
-        self.committed = read_committed(store, [*self.owner_of.values(), *displaced])
+        found = owners(list(dict.fromkeys(hashes))) if hashes else {}
+        # A restatement the index shows changes nothing needs no file read; the others are compared
+        # with the committed file, which also proves the owner is committed (an uncommitted leftover
+        # must not swallow a write).
+        self.covered: set[int] = set()
+        to_read = [path for op in ops for path in op.supersedes]
+        for position, op in enumerate(ops):
+            owner = found.get(op.placed.content_hash) if op.placed is not None else None
+            if owner is None:
+                continue
+            if owner.head is not None and op.restatement is not None and owner.head.covers(op.restatement):
+                self.covered.add(position)
+            else:
+                to_read.append(owner.path)
+        self.committed = read_committed(store, to_read)
+        self.owner_of = {
+            digest: owner.path
+            for digest, owner in found.items()
+            if owner.path in self.committed or owner.head is not None
+        }
         self.moves: list[FileChange] = []
         self.pending: dict[str, str] = {}  # path -> text this batch will leave there
         self.new_paths: set[str] = set()
@@ -132,9 +158,9 @@ class _Plan:
 
     def run(self, *, stop_at_refusal: bool) -> list[OpOutcome]:
         outcomes: list[OpOutcome] = []
-        for op in self.ops:
+        for position, op in enumerate(self.ops):
             try:
-                outcome = self._one(op)
+                outcome = self._one(op, covered=position in self.covered)
             except MemhtmlError as error:
                 outcome = OpOutcome("refused", error=error)
             outcomes.append(outcome)
@@ -143,7 +169,7 @@ class _Plan:
                 break
         return outcomes
 
-    def _one(self, op: PlannedOp) -> OpOutcome:
+    def _one(self, op: PlannedOp, *, covered: bool) -> OpOutcome:
         if op.consolidated_into is not None:
             return OpOutcome("consolidated")
         if op.refusal is not None or op.placed is None:
@@ -151,6 +177,8 @@ class _Plan:
         placed = op.placed
         owner = self._owner(placed)
         if owner is not None:
+            if covered and owner not in self.pending:
+                return OpOutcome("unchanged", owner)
             return self._restate(owner, op.restatement)
         path = self._claim(placed)
         self.pending[path] = placed.file_text
@@ -165,10 +193,12 @@ class _Plan:
             return None
         if placed.content_hash in self.batch_owner:
             return self.batch_owner[placed.content_hash]
-        owner = self.owner_of.get(placed.content_hash)
-        return owner if owner is not None and owner in self.committed else None
+        return self.owner_of.get(placed.content_hash)
 
     def _restate(self, path: str, restatement: Restatement | None) -> OpOutcome:
+        if path not in self.pending and path not in self.committed:
+            # Covered by the index for an earlier op, and now restated differently: read it.
+            self.committed.update(read_committed(self.store, [path]))
         current = self.pending.get(path, self.committed.get(path))
         if restatement is None or current is None:
             return OpOutcome("unchanged", path)

@@ -83,7 +83,8 @@ def correct_memory(
     the article of another active memory makes that memory the successor (no second copy)."""
     with exclusive(store):
         text, _ = committed_memory(store, target)
-        owner = owners([placed.content_hash]).get(placed.content_hash)
+        found = owners([placed.content_hash]).get(placed.content_hash)
+        owner = found.path if found is not None else None
         if owner == target:
             restated = restate(text, restatement, instant)
             if not restated.changed:

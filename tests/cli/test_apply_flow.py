@@ -270,3 +270,12 @@ def test_consolidate_last_wins_is_one_commit_and_supersedes_the_stored_slot(stor
     resolved = run_cli("resolve", "resources/db/pool-ceiling.html", "--repo", str(store_root)).data
     assert resolved["path"] == results[0]["path"] and resolved["stopReason"] == "live"
     assert git(store_root, "status", "--porcelain") == ""
+
+
+def test_an_unchanged_restatement_then_a_changed_one_in_the_same_batch(store_root: Path) -> None:
+    apply_ops(store_root, [{**POOL, "confidence": 0.9}])
+    answer = apply_ops(store_root, [POOL, {**POOL, "confidence": 0.3}, {**POOL, "confidence": 0.3}])
+    assert [result["outcome"] for result in answer.data["results"]] == ["unchanged", "updated", "unchanged"]
+    parsed = parse_memory((store_root / "resources/db/pool-ceiling.html").read_text())
+    assert parsed.meta("memhtml-confidence") == "0.30"
+    assert git(store_root, "status", "--porcelain") == ""
