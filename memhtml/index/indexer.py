@@ -165,11 +165,16 @@ def _apply_commits(
                 report.added += 1
     # Renamed files are re-projected too: a move usually comes with a head stamp (archive, correct).
     wanted = [(change.path, change.blob_sha) for change in changes if change.status != "D" and change.blob_sha]
-    reused = [relocated(known[sha], path) for path, sha in wanted if sha in known]
-    unknown = [(path, sha) for path, sha in wanted if sha not in known]
-    contents = reader.blobs(sha for _, sha in unknown)
-    projected = _project_all(((path, sha, contents.get(sha)) for path, sha in unknown), now, report)
-    report.skipped += store_projections(database, sorted([*projected, *reused], key=lambda item: item.path))
+    # In slices, so a 50k-file commit never holds every blob and projection at once; one worker pool.
+    with projection_pool(sum(1 for _, sha in wanted if sha not in known)) as pool:
+        for start in range(0, len(wanted), REBUILD_SLICE):
+            chunk = wanted[start : start + REBUILD_SLICE]
+            reused = [relocated(known[sha], path) for path, sha in chunk if sha in known]
+            unknown = [(path, sha) for path, sha in chunk if sha not in known]
+            contents = reader.blobs(sha for _, sha in unknown)
+            items = [(path, sha, contents.get(sha)) for path, sha in unknown]
+            projected = _sorted_results(PendingProjection(pool, items, now).results(), report)
+            report.skipped += store_projections(database, sorted([*projected, *reused], key=lambda item: item.path))
     report.added += sum(1 for change in changes if change.status == "A")
     report.modified += sum(1 for change in changes if change.status == "M")
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
-from collections.abc import Sequence
+import pickle
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Final
 
 from memhtml.contracts.errors import MemhtmlError
@@ -24,20 +25,39 @@ CHUNK_OPS: Final[int] = 500
 MAX_WORKERS: Final[int] = 4
 
 
-Planned = tuple[PlannedOp, FileProjection | None]
+Planned = tuple[PlannedOp, bytes | None]
 # Where a rendered file is projected before the store picks its path; `relocated` moves it.
 _PLACEHOLDER_PATH: Final[str] = "areas/inbox/unplaced.html"
 
 
+class PickledProjections(Mapping[str, FileProjection]):
+    """Index rows of a batch's rendered files by blob id, kept pickled until the index pass reads
+    them: a live projection costs several times its pickle, and a large batch holds thousands."""
+
+    def __init__(self, pickled: dict[str, bytes]) -> None:
+        self._pickled = pickled
+
+    def __getitem__(self, blob: str) -> FileProjection:
+        projection = pickle.loads(self._pickled[blob])
+        assert isinstance(projection, FileProjection)
+        return projection
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pickled)
+
+    def __len__(self) -> int:
+        return len(self._pickled)
+
+
 def plan_one(request: WriteRequest, moment: dt.datetime) -> Planned:
-    """The op for `request` and the index rows of its rendered file (None when refused)."""
+    """The op for `request` and the pickled index rows of its rendered file (None when refused)."""
     try:
         placed, parsed = render_checked(request, moment)
     except MemhtmlError as refusal:
         return PlannedOp(None, refusal=refusal), None
     restatement = None if request.memory_type == "task" else request.restatement()
     projection = project_memory(_PLACEHOLDER_PATH, blob_id(placed.file_text), parsed, format_instant(moment))
-    return PlannedOp(placed, restatement), projection
+    return PlannedOp(placed, restatement), pickle.dumps(projection, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def blob_id(text: str) -> str:

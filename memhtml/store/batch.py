@@ -113,6 +113,7 @@ def store_batch(
                 if outcome.outcome not in ("refused", "consolidated"):
                     outcome.outcome, outcome.path, outcome.changed, outcome.superseded = "skipped", None, (), []
             return BatchStored(outcomes, None)
+        plan.settle()
         plan.supersede(outcomes)
         changes = plan.changes()
         if dry_run or not changes:
@@ -154,6 +155,7 @@ class _Plan:
         self.pending: dict[str, str] = {}  # path -> text this batch will leave there
         self.new_paths: set[str] = set()
         self.batch_owner: dict[str, str] = {}  # content hash -> path, for ops later in the batch
+        self.restated_by: dict[str, list[OpOutcome]] = {}  # committed path -> the ops that updated it
         self.touched: list[str] = []
 
     def run(self, *, stop_at_refusal: bool) -> list[OpOutcome]:
@@ -210,7 +212,25 @@ class _Plan:
         self.pending[path] = restated.text
         if path not in self.touched:
             self.touched.append(path)
-        return OpOutcome("updated", path, restated.changed)
+        outcome = OpOutcome("updated", path, restated.changed)
+        self.restated_by.setdefault(path, []).append(outcome)
+        return outcome
+
+    def settle(self) -> None:
+        """Ops of one batch that restate a stored memory back to what it already says (A sets 0.9,
+        B sets it back to 0.5) change nothing in the end: no rewrite, and their outcomes say so, so
+        re-applying a landed batch commits nothing."""
+        for path, restated in self.restated_by.items():
+            committed = self.committed.get(path)
+            if committed is None or path in self.new_paths:
+                continue
+            stamp = parse_memory(committed).updated or ""
+            if set_meta(self.pending[path], "memhtml-updated", stamp) != committed:
+                continue
+            del self.pending[path]
+            self.touched.remove(path)
+            for outcome in restated:
+                outcome.outcome, outcome.changed = "unchanged", ()
 
     def _claim(self, placed: PlacedMemory) -> str:
         if placed.explicit_path is None:

@@ -279,3 +279,14 @@ def test_an_unchanged_restatement_then_a_changed_one_in_the_same_batch(store_roo
     parsed = parse_memory((store_root / "resources/db/pool-ceiling.html").read_text())
     assert parsed.meta("memhtml-confidence") == "0.30"
     assert git(store_root, "status", "--porcelain") == ""
+
+
+def test_reapplying_a_batch_that_restates_within_itself_commits_nothing(store_root: Path) -> None:
+    batch = [{**POOL, "importance": 9}, {**POOL, "importance": 5}, TIMEOUT]
+    first = apply_ops(store_root, batch)
+    assert [result["outcome"] for result in first.data["results"]] == ["written", "updated", "written"]
+    before = tree_state(store_root)
+    again = apply_ops(store_root, batch)
+    assert [result["outcome"] for result in again.data["results"]] == ["unchanged", "unchanged", "unchanged"]
+    assert again.data["commit_sha"] is None and again.data["stored"] is False
+    assert tree_state(store_root) == before
