@@ -81,6 +81,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--one-batch", type=int, default=0, help="also time one batch of this many ops")
+    parser.add_argument("--ops", type=Path, help="JSONL ops to use instead of generated ones")
+    parser.add_argument("--other-ops", type=Path, help="JSONL ops for the loaded-store case (with --ops)")
     args = parser.parse_args()
     ours = str(Path(sys.executable).with_name("memhtml"))
     original = os.environ.get("MEMHTML_ORIGINAL", str(Path.home() / ".cache/memhtml-original/bin/memhtml-original"))
@@ -89,8 +91,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="memhtml-bench-apply-") as scratch_name:
         scratch = Path(scratch_name)
         base_ops, other_ops = scratch / "base.jsonl", scratch / "other.jsonl"
-        base_ops.write_text(ops_jsonl(args.size, "base"), encoding="utf-8")
-        other_ops.write_text(ops_jsonl(args.size, "other"), encoding="utf-8")
+        if args.ops and args.other_ops:
+            base_ops, other_ops = args.ops.resolve(), args.other_ops.resolve()
+            args.size = sum(1 for line in base_ops.read_text(encoding="utf-8").splitlines() if line.strip())
+        else:
+            base_ops.write_text(ops_jsonl(args.size, "base"), encoding="utf-8")
+            other_ops.write_text(ops_jsonl(args.size, "other"), encoding="utf-8")
         starts: dict[tuple[str, str], Path] = {}
         for name, binary in tools.items():
             empty = scratch / f"{name}-empty"

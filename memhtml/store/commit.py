@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from memhtml.contracts.errors import GitFailure
 from memhtml.html.jscompat import js_flattened, js_trim, utf16_length, utf16_prefix
-from memhtml.store.gitcmd import git_text, run_git
+from memhtml.store.gitcmd import git_text, run_git, stream_to_git
 
 ZERO_SHA: Final[str] = "0" * 40
 PRIVATE_INDEX_PREFIX: Final[str] = "memhtml-index-"
@@ -150,13 +150,14 @@ def write_blobs(root: Path, blobs: Sequence[bytes], paths: Sequence[str]) -> lis
         if stored != shas:
             raise GitFailure("a file changed on disk while it was being committed; nothing was committed", [])
         return shas
-    stream = bytearray(b"feature done\n")
-    for data in blobs:
-        stream += b"blob\ndata %d\n" % len(data)
-        stream += data
-        stream += b"\n"
-    stream += b"done\n"
-    run_git(root, ["fast-import", "--quiet", "--done"], stdin=bytes(stream))
+
+    def stream() -> Iterator[bytes]:
+        yield b"feature done\n"
+        for data in blobs:
+            yield b"blob\ndata %d\n" % len(data) + data + b"\n"
+        yield b"done\n"
+
+    stream_to_git(root, ["fast-import", "--quiet", "--done"], stream())
     return shas
 
 

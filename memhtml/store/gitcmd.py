@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -64,6 +64,36 @@ def run_git(
             retryable=_contended(completed.stderr),
         )
     return completed
+
+
+def stream_to_git(root: Path, args: Sequence[str], chunks: Iterable[bytes]) -> None:
+    """Run `git -C root <args>` feeding `chunks` to its stdin as they come, so a large input is never
+    held in memory whole; raise GitFailure on a failing status. Its stdout is discarded."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as errors:
+        try:
+            process = subprocess.Popen(
+                ["git", "-C", str(root), *args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=errors,  # a file, not a pipe: a chatty failure can never block our writes
+                env=git_environment(),
+            )
+        except OSError as error:
+            raise GitFailure(f"git {args[0]} could not start ({error.strerror})", ["install git"]) from error
+        assert process.stdin is not None
+        try:
+            for chunk in chunks:
+                process.stdin.write(chunk)
+            process.stdin.close()
+        except BrokenPipeError:
+            pass  # git stopped reading: its status says why
+        status = process.wait()
+        if status != 0:
+            errors.seek(0)
+            stderr = errors.read()
+            raise GitFailure(f"git {args[0]} failed (exit {status})" + _hint(stderr), [], retryable=_contended(stderr))
 
 
 def git_text(root: Path, args: Sequence[str], **kwargs: object) -> str:
