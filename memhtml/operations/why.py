@@ -48,14 +48,17 @@ def why(root: Path, raw_path: str) -> dict[str, Any]:
 
 
 def _own_history(store: Store, memory: ParsedMemory, touches: list[Touch]) -> list[Touch]:
-    """The touches of this memory only: following moves, git may also walk into the memory it
-    replaced (a correction looks like a copy); its `memhtml-created` stamp tells them apart."""
+    """The touches of this memory only. Following moves, git may also walk into the memory it
+    replaced (a correction looks like a copy or a rewrite of the same path); a memory is its article,
+    so the history ends where the article (or the creation stamp) was another one."""
     versions = read_versions(store, [(touch.commit, touch.path) for touch in touches if touch.status != "D"])
     own: list[Touch] = []
     for touch in touches:
         version = versions.get((touch.commit, touch.path))
-        if version is not None and parse_memory(version).created != memory.created:
-            break
+        if version is not None:
+            earlier = parse_memory(version)
+            if earlier.created != memory.created or earlier.content_hash != memory.content_hash:
+                break
         own.append(touch)
     return own
 
