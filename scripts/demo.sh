@@ -30,6 +30,19 @@ step "${memhtml[@]}" write --dense --title "One writer and many readers share th
   --entity service:index-db --importance 7 --confidence 0.9
 echo; echo "# a refused write: no <mark>, so nothing touches the tree (exit 1)"
 "${memhtml[@]}" write --dense --title "No claim" --type semantic --article-html '<p>no mark</p>' || echo "exit status $?"
+echo; echo "# the same fact with a new confidence: that one file is updated (outcome updated, changed)"
+step "${memhtml[@]}" write --dense --title "Checkout retries" --claim "The checkout service retries twice." \
+  --type procedural --entity service:checkout --workspace payments --confidence 0.6
+echo; echo "# a batch: one commit, one answer per op; an in-batch duplicate is unchanged"
+printf '%s\n' \
+  '{"op":"write","title":"API timeout","type":"semantic","body":"The API timeout is 30 seconds. Set at the gateway.","entity":"service:api"}' \
+  '{"op":"write","title":"API timeout","type":"semantic","body":"The API timeout is 30 seconds. Set at the gateway.","entity":"service:api"}' \
+  '{"op":"write","title":"Pool ceiling","type":"semantic","body":"The connection pool ceiling is 64.","tag":"db"}' \
+  | step "${memhtml[@]}" apply --dense --detect-conflicts
+echo; echo "# a correction: the new fact and the archived old one, in one commit"
+step "${memhtml[@]}" correct resources/db/pool-ceiling.html --dense --title "Pool ceiling" \
+  --claim "The connection pool ceiling is 96." --reason "raised for the holiday peak"
+step "${memhtml[@]}" why resources/db/pool-ceiling.html --dense
 step "${memhtml[@]}" read resources/infra/one-writer-and-many-readers-share-the-index.html --dense
 step "${memhtml[@]}" search "concurrent readers" --dense
 echo; echo "# nothing in the store mentions zebras: no hits, not the newest memories"
