@@ -127,11 +127,23 @@ class IndexSession:
     after it. When the index cannot be opened the command still works (dedupe falls back to the
     working tree) and reports an `index` warning; the next command catches up from the watermark."""
 
-    def __init__(self, store: Store, database: Database | None, problem: str | None) -> None:
+    def __init__(
+        self, store: Store, database: Database | None, problem: str | None, stack: ExitStack | None = None
+    ) -> None:
         self.store = store
         self.database = database
         self.problem = problem
         self.reader = GitCorpusReader(store.root)
+        self._stack = stack
+        self._released = False
+
+    def release(self) -> None:
+        """Close the index until `follow_commit`: a long batch must not hold the file (one process may
+        open it at a time) while it writes files, so readers are not kept waiting."""
+        if self._stack is not None and self.database is not None:
+            self._stack.close()
+            self.database = None
+            self._released = True
 
     def owners(self, content_hashes: Sequence[str]) -> dict[str, ActiveOwner]:
         """The active, non-task memory holding each content hash (for those that have one), with its
@@ -171,6 +183,15 @@ class IndexSession:
     ) -> dict[str, Any] | None:
         """Index the commit just made (and record its session links); any failure here becomes a
         warning, never a failed command: the commit has landed."""
+        if self._released:
+            try:
+                with open_database(self.store.root) as database:
+                    catch_up(database, self.reader, known=known)
+                    record_session_links(database, session_links)
+            except MemhtmlError as error:
+                self.problem = error.message
+                return self.warning()
+            return None
         if self.database is None:
             return self.warning()
         try:
@@ -208,7 +229,7 @@ def writable_index(store: Store) -> Iterator[IndexSession]:
             stack.close()
             yield IndexSession(store, None, error.message)
             return
-        yield IndexSession(store, database, None)
+        yield IndexSession(store, database, None, stack)
 
 
 @dataclass(frozen=True)

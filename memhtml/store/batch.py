@@ -103,8 +103,10 @@ def store_batch(
     instant: str,
     atomic: bool = True,
     dry_run: bool = False,
+    on_planned: Callable[[], None] | None = None,
 ) -> BatchStored:
-    """Plan every op under the write lock, then (unless refused atomically or dry) commit them as one."""
+    """Plan every op under the write lock, then (unless refused atomically or dry) commit them as one.
+    `on_planned` is called once the plan no longer needs `owners`."""
     with exclusive(store):
         plan = _Plan(store, ops, owners, instant)
         outcomes = plan.run(stop_at_refusal=atomic)
@@ -116,6 +118,8 @@ def store_batch(
         plan.settle()
         plan.supersede(outcomes)
         changes = plan.changes()
+        if on_planned is not None:
+            on_planned()  # the lookups are done: the caller may let go of what answered them
         if dry_run or not changes:
             return BatchStored(outcomes, None, plan.touched)
         committed = commit_changes(store, changes, message_for(outcomes, plan.touched))

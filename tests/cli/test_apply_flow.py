@@ -290,3 +290,25 @@ def test_reapplying_a_batch_that_restates_within_itself_commits_nothing(store_ro
     assert [result["outcome"] for result in again.data["results"]] == ["unchanged", "unchanged", "unchanged"]
     assert again.data["commit_sha"] is None and again.data["stored"] is False
     assert tree_state(store_root) == before
+
+
+def test_a_large_batch_lets_readers_in_while_it_writes(store_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memhtml.operations import apply as apply_module
+    from memhtml.store import batch as batch_module
+    from memhtml.store.transaction import commit_changes
+
+    ops = [op(f"Reader {number}", f"Reader fact number {number} stands here.") for number in range(250)]
+    real_commit = commit_changes
+    searched: list[Answer] = []
+
+    def commit_while_someone_searches(*args: Any, **kwargs: Any) -> Any:
+        # Another process opens the index while this batch is about to write its files.
+        searched.append(run_cli("search", "--repo", str(store_root), "anything"))
+        return real_commit(*args, **kwargs)
+
+    monkeypatch.setattr(batch_module, "commit_changes", commit_while_someone_searches)
+    stream = "".join(json.dumps(item) + "\n" for item in ops)
+    answer = apply_module.apply(store_root, stream, apply_module.ApplyOptions())
+    assert answer.data["summary"]["written"] == 250
+    assert searched[0].status == 0, searched[0].stdout + searched[0].stderr
+    assert len(run_cli("search", "--repo", str(store_root), "reader fact").data["hits"]) == 10
