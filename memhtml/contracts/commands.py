@@ -554,8 +554,13 @@ GUIDE: Final[tuple[GuideTopic, ...]] = (
         "paragraphs) or `--article-html` (markup you own, with exactly one `<mark>`). Text identical "
         "to an active memory stores nothing new: the answer names the existing path. The store "
         "chooses the location unless you pass `--path`; `--strict-path` refuses an unusable path "
-        "instead of re-placing the memory. Check what landed with `memhtml read <path>` and the "
-        "corpus as a whole with `memhtml status`.",
+        "instead of re-placing the memory. Text identical to an active memory but stated with a new "
+        "type, confidence, importance, event time, entity or tag updates that memory (`outcome: "
+        "updated`, the fields in `changed`). Many memories at once: `memhtml apply` (JSONL, one op per "
+        "line, one commit; atomic unless `--continue-on-error`, planned without writing by "
+        "`--dry-run`). Replace a fact with `memhtml correct <path>`, retire one with `memhtml archive "
+        "<path> --reason …`. Check what landed with `memhtml read <path>` and the corpus as a whole "
+        "with `memhtml status`.",
     ),
     GuideTopic(
         "authoring",
