@@ -25,10 +25,12 @@ class Door:
     dense: bool
     root: Path | None = None
     status: int = EXIT_OK
+    answered: bool = False
 
     def answer(self, response_type: str, data: dict[str, Any], status: int = EXIT_OK) -> None:
         """Answer a result; `status` 3 says some of it was stored and some refused (partial)."""
         self.status = status
+        self.answered = True
         envelope = success(response_type, data)
         if self.json_mode:
             _write(encode(envelope, dense=self.dense))
@@ -38,11 +40,13 @@ class Door:
             render_success(response_type, data)
 
     def refuse(self, error: MemhtmlError) -> None:
+        self.answered = True
         envelope = failure(error, write_command=self.command in WRITE_COMMANDS)
         self._emit_failure(envelope)
         self.status = exit_status(error)
 
     def crash(self, error: BaseException) -> None:
+        self.answered = True
         envelope = unexpected_failure(error, write_command=self.command in WRITE_COMMANDS)
         self._emit_failure(envelope)
         self.status = 1

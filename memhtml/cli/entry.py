@@ -12,7 +12,7 @@ from memhtml import __version__
 from memhtml.cli.door import Door
 from memhtml.cli.envelope import EXIT_OK
 from memhtml.cli.grammar import Invocation, parse_command_line
-from memhtml.contracts.errors import MemhtmlError, UsageError
+from memhtml.contracts.errors import Interrupted, MemhtmlError, UsageError
 from memhtml.operations.config import Config, load_config
 
 
@@ -66,11 +66,19 @@ def _dispatch(door: Door, invocation: Invocation) -> int:
     from memhtml.cli.app import app
 
     try:
-        app(args=invocation.typer_args(), obj=door, standalone_mode=False, prog_name="memhtml")
+        returned = app(args=invocation.typer_args(), obj=door, standalone_mode=False, prog_name="memhtml")
     except MemhtmlError as error:
         door.refuse(error)
+    except KeyboardInterrupt:
+        door.refuse(Interrupted())
     except Exception as error:  # the one envelope still answers an unmapped defect
         door.crash(error)
+    else:
+        if not door.answered:
+            # typer turns an interrupt (Ctrl-C, or SIGTERM/SIGHUP during a write) into a return value
+            # of 130; a write interrupted before its commit has put every byte back.
+            interrupted = isinstance(returned, int) and returned != 0
+            door.refuse(Interrupted()) if interrupted else door.crash(RuntimeError("no answer"))
     return door.status
 
 

@@ -109,6 +109,21 @@ class NotAStore(MemhtmlError):
     code = "ERR_GIT"
 
 
+class Interrupted(MemhtmlError):
+    """The command was interrupted (Ctrl-C, SIGTERM, SIGHUP) before it finished; a write interrupted
+    before its commit landed has put every byte back, one interrupted after it still answers success."""
+
+    code = "ERR_UNKNOWN"
+    retryable = True
+
+    def __init__(self) -> None:
+        super().__init__(
+            "interrupted before the command finished; a write interrupted before its commit stored "
+            "nothing and left the tree as it was",
+            ["retry the same command (a landed write answers unchanged)", "git log -1", "memhtml status"],
+        )
+
+
 class LockTimeout(MemhtmlError):
     """Another writer held the store lock for longer than we were willing to wait."""
 
@@ -116,13 +131,22 @@ class LockTimeout(MemhtmlError):
     retryable = True
 
 
-class BatchAborted(MemhtmlError):
+class FollowsRefusal(MemhtmlError):
+    """A refusal caused by another one, reported with that one's code (and retryability)."""
+
+    def __init__(self, cause: MemhtmlError, message: str) -> None:
+        super().__init__(f"{message}: {cause.message}", cause.suggestions, retryable=cause.retryable)
+        self.cause_code = envelope_code(cause)
+
+
+class BatchAborted(FollowsRefusal):
     """An atomic batch stopped by one refused op: nothing was written; the envelope carries that op's
     code and every op's result."""
 
     def __init__(self, cause: MemhtmlError, message: str, data: dict[str, object]) -> None:
-        super().__init__(message, cause.suggestions, retryable=cause.retryable)
-        self.cause_code = envelope_code(cause)
+        super().__init__(cause, message)
+        self.message = message
+        self.args = (message,)
         self.data = data
 
 
@@ -130,6 +154,6 @@ def envelope_code(error: MemhtmlError) -> str:
     """The one code an error reports, whether fixed by class or chosen per instance."""
     if isinstance(error, UsageError):
         return error.envelope_code
-    if isinstance(error, BatchAborted):
+    if isinstance(error, FollowsRefusal):
         return error.cause_code
     return error.code

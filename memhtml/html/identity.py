@@ -82,12 +82,14 @@ def restate(text: str, statement: Restatement, instant: str) -> Restated:
     if statement.memory_type != parsed.memory_type:
         text = set_meta(text, "memhtml-type", statement.memory_type)
         changed.append("type")
+    # Values compare as the parser reads them (a hand-written "0.9" already says 0.90), so this
+    # agrees with `SemanticHead.covers`, which sees the indexed numbers.
     if statement.confidence is not None:
         wanted = format_confidence(statement.confidence)
-        if parsed.meta("memhtml-confidence") != wanted:
+        if parsed.confidence is None or format_confidence(parsed.confidence) != wanted:
             text = set_meta(text, "memhtml-confidence", wanted)
             changed.append("confidence")
-    if statement.importance is not None and parsed.meta("memhtml-importance") != str(statement.importance):
+    if statement.importance is not None and parsed.importance != statement.importance:
         text = set_meta(text, "memhtml-importance", str(statement.importance))
         changed.append("importance")
     if statement.event_at is not None and statement.event_at != parsed.event_at:

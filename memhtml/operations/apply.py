@@ -24,7 +24,7 @@ from memhtml.operations.batchinput import DecodedOp, Provenance, decode_ops
 from memhtml.operations.conflicts import StoredClaim, batch_findings, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
 from memhtml.operations.planning import PickledProjections, blob_id, plan_all
-from memhtml.operations.write import op_claim
+from memhtml.operations.write import op_claim, staging_warning
 from memhtml.store.batch import OpOutcome, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
@@ -92,7 +92,7 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
             index_warning = index.follow_commit(_session_links(decoded, stored.outcomes), known)
     committed = stored.committed
     results = [
-        _result(position, op, outcome, plan.consolidated_into)
+        _result(position, op, outcome, plan.consolidated_into, preview=options.dry_run)
         for position, (op, outcome, plan) in enumerate(zip(decoded, stored.outcomes, planned, strict=True))
     ]
     if options.detect_conflicts:
@@ -113,6 +113,8 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
         data["preview"] = True
     if index_warning is not None:
         data["index"] = index_warning
+    elif committed is not None and not committed.index_synced:
+        data["index"] = staging_warning(stored.touched)
     if refused and not succeeded:
         first = refused[0]
         assert first.error is not None
@@ -203,7 +205,9 @@ def _session_links(decoded: Sequence[DecodedOp], outcomes: Sequence[OpOutcome]) 
     return links
 
 
-def _result(position: int, op: DecodedOp, outcome: OpOutcome, consolidated_into: int | None) -> dict[str, Any]:
+def _result(
+    position: int, op: DecodedOp, outcome: OpOutcome, consolidated_into: int | None, *, preview: bool
+) -> dict[str, Any]:
     """One op's answer: the original's twelve fields, then `stored`, `outcome`, `retryable`, `changed`."""
     error: MemhtmlError | None = outcome.error
     ok = outcome.outcome in ("written", "updated", "unchanged", "consolidated")
@@ -220,7 +224,7 @@ def _result(position: int, op: DecodedOp, outcome: OpOutcome, consolidated_into:
         "near_duplicates": None,
         "consolidated_into": consolidated_into,
         "superseded_path": outcome.superseded[0] if outcome.superseded else None,
-        "stored": outcome.stored,
+        "stored": outcome.stored and not preview,  # a preview stores nothing, whatever it plans
         "outcome": outcome.outcome,
         "retryable": error.retryable if error is not None else False,
         "changed": list(outcome.changed) if outcome.outcome == "updated" else None,

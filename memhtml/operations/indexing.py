@@ -156,6 +156,9 @@ class IndexSession:
 
             found = {digest: find_active_by_hash(self.store, digest) for digest in content_hashes}
             return {digest: ActiveOwner(path) for digest, path in found.items() if path is not None}
+        # Asked under the store's write lock: catch up first, so a commit that landed since this index
+        # was opened (another writer's, while we waited for the lock) is seen and never stored twice.
+        catch_up(self.database, self.reader)
         rows = self.database.rows(
             """
             SELECT f.active_hash, f.path, f.memory_type, f.confidence, f.importance, f.event_at,
@@ -188,8 +191,8 @@ class IndexSession:
                 with open_database(self.store.root) as database:
                     catch_up(database, self.reader, known=known)
                     record_session_links(database, session_links)
-            except MemhtmlError as error:
-                self.problem = error.message
+            except (Exception, KeyboardInterrupt) as error:  # the commit landed: only a warning now
+                self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
                 return self.warning()
             return None
         if self.database is None:
@@ -197,7 +200,7 @@ class IndexSession:
         try:
             catch_up(self.database, self.reader, known=known)
             record_session_links(self.database, session_links)
-        except Exception as error:
+        except (Exception, KeyboardInterrupt) as error:
             self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
             return self.warning()
         return None

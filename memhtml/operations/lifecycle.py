@@ -16,7 +16,7 @@ from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import confine_memory_path, is_archived_path, slugify
 from memhtml.operations.browse import resolve
 from memhtml.operations.indexing import SessionLink, fresh_index, writable_index
-from memhtml.operations.write import WriteRequest, place_memory
+from memhtml.operations.write import WriteRequest, place_memory, staging_warning
 from memhtml.store.archiving import archived_text
 from memhtml.store.batch import PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
@@ -36,11 +36,16 @@ def _moment(now: dt.datetime | None) -> dt.datetime:
     return now or dt.datetime.now(dt.UTC)
 
 
-def _answer(committed: Committed | None, data: dict[str, Any], warning: dict[str, Any] | None) -> dict[str, Any]:
+def _answer(
+    committed: Committed | None, data: dict[str, Any], warning: dict[str, Any] | None, paths: list[str]
+) -> dict[str, Any]:
+    """Commit sha, `stored`, and an `index` warning for the search index or the user's git index."""
     data["commitSha"] = committed.landed.sha if committed is not None and committed.landed.created else None
     data["stored"] = data["commitSha"] is not None
     if warning is not None:
         data["index"] = warning
+    elif committed is not None and not committed.index_synced:
+        data["index"] = staging_warning(paths)
     return data
 
 
@@ -65,7 +70,7 @@ def archive(root: Path, raw_path: str, reason: str, now: dt.datetime | None = No
         retired = archive_memory(store, path, instant, message)
         warning = index.follow_commit()
     data = {"path": path, "archivePath": retired.archive_path, "outcome": "updated"}
-    return _answer(retired.committed, data, warning)
+    return _answer(retired.committed, data, warning, [path, retired.archive_path])
 
 
 def correct(
@@ -109,6 +114,7 @@ def correct(
             owners=index.owners,
             instant=instant,
             message=message,
+            explicit_type=bool(request.memory_type),
         )
         warning = None
         if corrected.committed is not None:
@@ -128,7 +134,8 @@ def correct(
     }
     if corrected.changed:
         data["changed"] = list(corrected.changed)
-    return _answer(corrected.committed, data, warning)
+    touched = [corrected.path] + ([corrected.archive_path, target] if corrected.archive_path else [])
+    return _answer(corrected.committed, data, warning, touched)
 
 
 def link(root: Path, raw_source: str, rel: str, raw_destination: str) -> dict[str, Any]:
@@ -141,7 +148,7 @@ def link(root: Path, raw_source: str, rel: str, raw_destination: str) -> dict[st
         committed = link_memories(store, source, rel, destination, message)
         warning = index.follow_commit() if committed is not None else None
     data = {"srcPath": source, "dstPath": destination, "rel": rel, "outcome": "updated" if committed else "unchanged"}
-    return _answer(committed, data, warning)
+    return _answer(committed, data, warning, [source])
 
 
 def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> dict[str, Any]:
@@ -180,7 +187,7 @@ def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) 
         "dueAt": request.due,
         "outcome": outcome.outcome,
     }
-    return _answer(stored.committed, data, warning)
+    return _answer(stored.committed, data, warning, [outcome.path or ""])
 
 
 def task_status(
@@ -205,7 +212,7 @@ def task_status(
         "archivePath": moved.archive_path,
         "outcome": "unchanged" if moved.committed is None else "updated",
     }
-    return _answer(moved.committed, data, warning)
+    return _answer(moved.committed, data, warning, [path] + ([moved.archive_path] if moved.archive_path else []))
 
 
 def task_request(title: str, claim: str | None, bodies: list[str], status: str, **fields: Any) -> WriteRequest:

@@ -7,6 +7,7 @@ writes and commits under its lock. The result always says whether anything was s
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,13 +97,19 @@ class WriteReport:
         if self.index_warning is not None:
             data["index"] = self.index_warning
         elif not self.index_synced:
-            # The commit landed; only the user's staging area lags (another git process held its lock).
-            data["index"] = {
-                "ok": False,
-                "warning": "committed, but the git index entry of the new file could not be refreshed",
-                "remedy": f"git reset -q -- {self.path}",
-            }
+            data["index"] = staging_warning([self.path])
         return data
+
+
+def staging_warning(paths: Sequence[str]) -> dict[str, object]:
+    """The commit landed, but the user's git index still shows the old state of `paths` (another git
+    process held `.git/index.lock`): a plain `git commit` would undo them until they are refreshed."""
+    shown = " ".join(paths) if len(paths) <= 3 else "<the paths in this answer>"
+    return {
+        "ok": False,
+        "warning": "committed, but the git index entries of the changed files could not be refreshed",
+        "remedy": f"git reset -q -- {shown}",
+    }
 
 
 def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memhtml.contracts.errors import MemhtmlError, StorageFailure, WriteConflict
+from memhtml.contracts.errors import FollowsRefusal, MemhtmlError, StorageFailure, WriteConflict
 from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
 from memhtml.contracts.vocabulary import rel_token
 from memhtml.html.document import parse_memory
@@ -25,10 +25,10 @@ from memhtml.store.repository import Store
 from memhtml.store.transaction import (
     Committed,
     FileChange,
+    ModificationGuard,
     commit_changes,
     exclusive,
     read_committed,
-    refuse_if_modified,
 )
 
 
@@ -112,7 +112,7 @@ def store_batch(
         outcomes = plan.run(stop_at_refusal=atomic)
         if atomic and any(outcome.outcome == "refused" for outcome in outcomes):
             for outcome in outcomes:
-                if outcome.outcome not in ("refused", "consolidated"):
+                if outcome.outcome != "refused":
                     outcome.outcome, outcome.path, outcome.changed, outcome.superseded = "skipped", None, (), []
             return BatchStored(outcomes, None)
         plan.settle()
@@ -156,6 +156,7 @@ class _Plan:
             if owner.path in self.committed or owner.head is not None
         }
         self.moves: list[FileChange] = []
+        self.guard = ModificationGuard(store)
         self.pending: dict[str, str] = {}  # path -> text this batch will leave there
         self.new_paths: set[str] = set()
         self.batch_owner: dict[str, str] = {}  # content hash -> path, for ops later in the batch
@@ -173,6 +174,16 @@ class _Plan:
             if outcome.outcome == "refused" and stop_at_refusal:
                 outcomes += [OpOutcome("skipped") for _ in self.ops[len(outcomes) :]]
                 break
+        # An op that gave its slot to a later op shares that op's fate: it kept nothing if that failed.
+        for op, outcome in zip(self.ops, outcomes, strict=True):
+            if op.consolidated_into is None or outcome.outcome != "consolidated":
+                continue
+            keeper = outcomes[op.consolidated_into]
+            if keeper.outcome == "refused" and keeper.error is not None and not stop_at_refusal:
+                message = f"its slot's value was to be kept by op {op.consolidated_into}, which was refused"
+                outcome.outcome, outcome.error = "refused", FollowsRefusal(keeper.error, message)
+            elif keeper.outcome == "skipped":
+                outcome.outcome = "skipped"
         return outcomes
 
     def _one(self, op: PlannedOp, *, covered: bool) -> OpOutcome:
@@ -180,6 +191,11 @@ class _Plan:
             return OpOutcome("consolidated")
         if op.refusal is not None or op.placed is None:
             raise op.refusal or StorageFailure("an op reached the store without a rendered file", [])
+        for displaced in op.supersedes:
+            # The memories this op's slot displaces are moved in the same commit: check them now, so a
+            # refusal names this op (and --continue-on-error still stores the others).
+            if displaced in self.committed:
+                self.guard.check(displaced, self.committed[displaced])
         placed = op.placed
         owner = self._owner(placed)
         if owner is not None:
@@ -212,7 +228,7 @@ class _Plan:
         if not restated.changed:
             return OpOutcome("unchanged", path)
         if path not in self.new_paths and path not in self.pending:
-            refuse_if_modified(self.store, path, self.committed[path])
+            self.guard.check(path, self.committed[path])
         self.pending[path] = restated.text
         if path not in self.touched:
             self.touched.append(path)
@@ -256,7 +272,7 @@ class _Plan:
             for displaced in op.supersedes:
                 if displaced == outcome.path or displaced in retired or displaced not in self.committed:
                     continue
-                refuse_if_modified(self.store, displaced, self.committed[displaced])
+                self.guard.check(displaced, self.committed[displaced])
                 retired.add(displaced)
                 winner = outcome.path
                 text = self.pending.get(winner, self.committed.get(winner))
@@ -270,7 +286,7 @@ class _Plan:
                 if winner not in self.new_paths:
                     text = set_meta(text, "memhtml-updated", self.instant)
                     if outcome.outcome == "unchanged":
-                        refuse_if_modified(self.store, winner, self.committed[winner])
+                        self.guard.check(winner, self.committed[winner])
                         outcome.outcome, outcome.changed = "updated", ("supersedes",)
                 self.pending[winner] = text
                 if winner not in self.touched:

@@ -8,6 +8,7 @@ year) the archived copy takes the same `-N` suffix a write would, instead of fai
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError, PathNotFound
@@ -22,10 +23,10 @@ from memhtml.store.repository import Store
 from memhtml.store.transaction import (
     Committed,
     FileChange,
+    ModificationGuard,
     commit_changes,
     exclusive,
     read_committed,
-    refuse_if_modified,
 )
 
 
@@ -53,7 +54,7 @@ def committed_memory(store: Store, path: str) -> tuple[str, ParsedMemory]:
             f"no committed memory at {path}",
             [f"memhtml resolve {path}", "memhtml list --include-archived"],
         )
-    refuse_if_modified(store, path, text)
+    ModificationGuard(store).check(path, text)
     return text, parse_memory(text)
 
 
@@ -76,6 +77,7 @@ def correct_memory(
     owners: ActiveOwners,
     instant: str,
     message: str,
+    explicit_type: bool = True,
 ) -> Corrected:
     """Supersede `target` with `placed` in one commit: the new file (placed in the target's directory,
     whose own path counts as free) links to the target's archive path and starts its validity where
@@ -94,10 +96,19 @@ def correct_memory(
         claimer = PathClaimer(store.root, vacating=frozenset({target}))
         destination = archive_destination(claimer, target, int(instant[:4]))
         changes: list[FileChange] = []
+        changed: tuple[str, ...] = ()
         if owner is not None and owner in read_committed(store, [owner]):
             successor, successor_text = owner, read_committed(store, [owner])[owner]
-            refuse_if_modified(store, successor, successor_text)
+            ModificationGuard(store).check(successor, successor_text)
             outcome = "updated"
+            # The correction's head still applies to the memory that already says it (its type only
+            # when the caller named one: the default is the target's, not a statement about this one).
+            if not explicit_type:
+                restatement = dataclasses.replace(
+                    restatement, memory_type=parse_memory(successor_text).memory_type or ""
+                )
+            restated = restate(successor_text, restatement, instant)
+            successor_text, changed = restated.text, (*restated.changed, "supersedes")
         else:
             successor = claimer.claim(placed.directory, placed.slug, placed.date_prefix)
             successor_text, outcome = placed.file_text, "written"
@@ -110,7 +121,7 @@ def correct_memory(
         changes.append(FileChange(destination, archived_text(text, instant, successor, valid_from), source=target))
         changes.append(FileChange(successor, successor_text, rewrite=outcome == "updated"))
         committed = commit_changes(store, changes, message)
-    return Corrected(outcome, successor, destination, committed, ("supersedes",) if outcome == "updated" else ())
+    return Corrected(outcome, successor, destination, committed, changed)
 
 
 def link_memories(store: Store, source: str, rel: str, destination: str, message: str) -> Committed | None:

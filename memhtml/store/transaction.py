@@ -94,18 +94,38 @@ def read_committed(store: Store, paths: Iterable[str]) -> dict[str, str]:
     return {path: blobs[sha].decode("utf-8") for path, sha in tree.items() if sha in blobs}
 
 
-def refuse_if_modified(store: Store, path: str, committed_text: str) -> None:
-    """A committed file we are about to rewrite or move must hold exactly its committed bytes: anything
-    else is someone's uncommitted work, which we would either sweep into our commit or destroy."""
-    try:
-        on_disk = (store.root / path).read_bytes()
-    except FileNotFoundError:
-        on_disk = None
-    if on_disk != committed_text.encode("utf-8"):
-        raise DirtyTree(
-            f"{path} has uncommitted changes (or is missing from the working tree); nothing was written",
-            [f"git diff -- {path}", f"git checkout -- {path}", f"git commit -- {path}"],
-        )
+class ModificationGuard:
+    """Refuses to rewrite or move a committed file that holds someone's uncommitted work: changed or
+    missing in the working tree, or with changes staged in the user's git index (which we would
+    either sweep into our commit or overwrite). The staged paths are listed once, when first needed."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._staged: frozenset[str] | None = None
+
+    def check(self, path: str, committed_text: str) -> None:
+        try:
+            on_disk = (self.store.root / path).read_bytes()
+        except FileNotFoundError:
+            on_disk = None
+        if on_disk != committed_text.encode("utf-8"):
+            raise DirtyTree(
+                f"{path} has uncommitted changes (or is missing from the working tree); nothing was written",
+                [f"git diff -- {path}", f"git checkout -- {path}", f"git commit -- {path}"],
+            )
+        if path in self.staged():
+            raise DirtyTree(
+                f"{path} has changes staged in the git index; nothing was written",
+                [f"git diff --cached -- {path}", f"git commit -- {path}", f"git restore --staged -- {path}"],
+            )
+
+    def staged(self) -> frozenset[str]:
+        if self._staged is None:
+            output = run_git(
+                self.store.root, ["diff-index", "--cached", "--name-only", "-z", "HEAD", "--"], ok_statuses=(0, 128)
+            ).stdout
+            self._staged = frozenset(name.decode("utf-8", "surrogateescape") for name in output.split(b"\0") if name)
+        return self._staged
 
 
 def commit_changes(store: Store, changes: Sequence[FileChange], message: str) -> Committed:
@@ -120,19 +140,24 @@ def commit_changes(store: Store, changes: Sequence[FileChange], message: str) ->
         if change.source is not None and change.source not in destinations
     ]
     staged += [Staged(change.path, data=change.text.encode("utf-8")) for change in changes]
+    records: bytes | None = None
     try:
-        records = None
         if len(changes) >= PACK_THRESHOLD:
             records = _write_while_packing(store, journal, changes, staged)
         else:
             for change in changes:
                 journal.apply(change)
+            records = index_records(store.root, staged)
         landed = commit_paths(store.root, store.git_dir, staged, message, records)
-    except BaseException:
+    except BaseException as error:
         # An interrupt can arrive after the branch moved; committed files must never be undone.
         if not _landed_since(store.root, head_before, message):
             journal.undo()
-        raise
+            raise
+        if records is None or not isinstance(error, KeyboardInterrupt):
+            raise
+        # Interrupted after the branch moved: the write is done, so finish it and answer success.
+        landed = Landed(head_sha(store.root) or "", records)
     return Committed(landed, sync_real_index(store.root, landed.records))
 
 

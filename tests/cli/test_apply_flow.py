@@ -167,6 +167,7 @@ def test_dry_run_answers_the_plan_and_touches_nothing(store_root: Path) -> None:
     assert data["preview"] is True and data["commit_sha"] is None and data["stored"] is False
     assert [result["outcome"] for result in data["results"]] == ["unchanged", "written", "updated"]
     assert data["results"][1]["path"] == "areas/inbox/api-timeout.html"
+    assert [result["stored"] for result in data["results"]] == [False, False, False]
     assert tree_state(store_root) == before
     real = apply_ops(store_root, [POOL, TIMEOUT, {**POOL, "importance": 9}])
     assert [result["path"] for result in real.data["results"]] == [result["path"] for result in data["results"]]
@@ -312,3 +313,46 @@ def test_a_large_batch_lets_readers_in_while_it_writes(store_root: Path, monkeyp
     assert answer.data["summary"]["written"] == 250
     assert searched[0].status == 0, searched[0].stdout + searched[0].stderr
     assert len(run_cli("search", "--repo", str(store_root), "reader fact").data["hits"]) == 10
+
+
+def test_a_locked_git_index_is_reported_by_every_write_door(store_root: Path) -> None:
+    apply_ops(store_root, [POOL])
+    (store_root / ".git/index.lock").write_text("")
+    try:
+        batch = apply_ops(store_root, [TIMEOUT])
+        assert batch.status == 0 and batch.data["stored"] is True
+        assert batch.data["index"]["ok"] is False and "git reset" in batch.data["index"]["remedy"]
+        archived = run_cli("archive", "resources/db/pool-ceiling.html", "--repo", str(store_root), "--reason", "x")
+        assert archived.status == 0 and archived.data["index"]["ok"] is False
+    finally:
+        (store_root / ".git/index.lock").unlink()
+
+
+def test_last_wins_ops_share_the_fate_of_the_op_that_keeps_their_slot(store_root: Path) -> None:
+    apply_ops(store_root, [op("Occupier", "Something else entirely.", path="areas/inbox/taken.html")])
+    ops = [
+        op("Timeout a", "The api timeout is 30s."),
+        op("Timeout b", "The api timeout is 45s.", path="areas/inbox/taken.html"),  # occupied: refused
+        op("Unrelated", "An unrelated fact stands alone."),
+    ]
+    answer = apply_ops(store_root, ops, "--consolidate", "last-wins", "--continue-on-error")
+    assert answer.status == 3
+    results = answer.data["results"]
+    assert [result["outcome"] for result in results] == ["refused", "refused", "written"]
+    assert results[0]["code"] == results[1]["code"] == "ERR_WRITE_CONFLICT"
+    assert results[0]["ok"] is False and "op 1" in results[0]["error"]
+    atomic = apply_ops(store_root, ops, "--consolidate", "last-wins")
+    assert atomic.status == 1
+    assert [result["outcome"] for result in atomic.envelope["data"]["results"]] == ["skipped", "refused", "skipped"]
+
+
+def test_a_modified_slot_memory_refuses_only_the_op_that_would_move_it(store_root: Path) -> None:
+    apply_ops(store_root, [op("Timeout", "The api timeout is 30s.")])
+    (store_root / "areas/inbox/timeout.html").write_text("hand edited\n")
+    ops = [op("Timeout b", "The api timeout is 45s."), op("Unrelated", "An unrelated fact stands alone.")]
+    answer = apply_ops(store_root, ops, "--consolidate", "last-wins", "--continue-on-error")
+    assert answer.status == 3
+    results = answer.data["results"]
+    assert [result["outcome"] for result in results] == ["refused", "written"]
+    assert results[0]["code"] == "ERR_DIRTY_TREE"
+    assert (store_root / "areas/inbox/timeout.html").read_text() == "hand edited\n"

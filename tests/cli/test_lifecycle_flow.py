@@ -88,6 +88,10 @@ def test_correct_dedupes_like_a_write(store_root: Path) -> None:
     assert memories == [f"archive/{YEAR}/{RETRY_PATH}", "areas/inbox/four.html"]
     successor = parse_memory((store_root / "areas/inbox/four.html").read_text())
     assert ("supersedes", "/" + answer["archivedPath"]) in successor.links
+    # The correction's head (the target's carried tags and entities) is applied, not dropped.
+    assert answer["changed"] == ["entities", "tags", "supersedes"]
+    assert successor.tags == ["gateway"] and successor.entities == ["service:gateway"]
+    assert successor.memory_type == "semantic"
     # The index survived: no duplicate active hash wedged it.
     assert run_cli("index", "update", "--repo", str(store_root)).status == 0
 
@@ -237,3 +241,19 @@ def test_entity_activity_counts_files_per_entity(store_root: Path) -> None:
     scoped = run_cli("entity", "activity", "--repo", str(store_root), "--type", "team").data
     assert [entry["entity"] for entry in scoped["entities"]] == ["team:edge"]
     assert run_cli("entity", "activity", "--repo", str(store_root), "--limit", "501").status == 2
+
+
+def test_staged_work_on_a_memory_is_never_swept_in_or_overwritten(store_root: Path) -> None:
+    run_cli("write", "--repo", str(store_root), *RETRY)
+    target = store_root / RETRY_PATH
+    committed = target.read_text()
+    target.write_text(committed.replace("is 3.", "is 7."))
+    git(store_root, "add", RETRY_PATH)
+    target.write_text(committed)  # the working tree is back at HEAD; the index still holds the edit
+    before = commit_count(store_root)
+    updated = run_cli("write", "--repo", str(store_root), *RETRY, "--confidence", "0.2")
+    assert updated.status == 1 and updated.envelope["code"] == "ERR_DIRTY_TREE"
+    archived = run_cli("archive", RETRY_PATH, "--repo", str(store_root), "--reason", "x")
+    assert archived.status == 1 and archived.envelope["code"] == "ERR_DIRTY_TREE"
+    assert commit_count(store_root) == before
+    assert "is 7." in git(store_root, "diff", "--cached", "--", RETRY_PATH)

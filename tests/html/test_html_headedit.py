@@ -187,3 +187,24 @@ def test_archive_stamps_on_a_hand_edited_head_match_the_original() -> None:
         '<meta name="memhtml-archived" content="2026-11-30T06:18:28Z">\n<meta name="memhtml-tag" content="x">\n</head>\n'
         "<body>\n<article>\n<p><mark>Reordered attrs file.</mark></p>\n</article>\n</body>\n</html>\n"
     )
+
+
+def test_a_restatement_compares_values_as_the_parser_reads_them() -> None:
+    from memhtml.html.identity import Restatement, SemanticHead, restate
+    from memhtml.html.prose import prose_article
+    from memhtml.html.template import MemoryHead, finish_article, render_memory_file
+
+    article, digest = finish_article(prose_article("A fact.", []))
+    head = MemoryHead(
+        title="t", memory_type="semantic", created="2026-01-01", updated="2026-01-01", content_hash=digest
+    )
+    text = render_memory_file(head, article).replace(
+        '<meta name="memhtml-content-hash"',
+        '<meta name="memhtml-confidence" content="0.9">\n<meta name="memhtml-content-hash"',
+    )
+    statement = Restatement("semantic", confidence=0.9)
+    indexed = SemanticHead("semantic", 0.9, None, None, frozenset(), frozenset())
+    # The file's "0.9" already says 0.90: both the index fast path and the file agree it is unchanged.
+    assert indexed.covers(statement)
+    assert restate(text, statement, "2026-02-02").changed == ()
+    assert restate(text, Restatement("semantic", confidence=0.8), "2026-02-02").changed == ("confidence",)

@@ -122,3 +122,24 @@ def test_contended_identical_writes_store_each_fact_once(store_root: Path) -> No
 def test_collision_suffix_of_an_eighty_character_slug_matches_the_original() -> None:
     assert slug_with_ordinal("a" * 80, 2) == "a" * 78 + "-2"
     assert slug_with_ordinal("a" * 78 + "-2", 2) == "a" * 77 + "-2"
+
+
+def test_the_dedupe_question_sees_a_commit_that_landed_while_the_index_was_open(store_root: Path) -> None:
+    """A writer that opened the index, then waited for the store lock while another writer committed,
+    must not dedupe against its stale view (it would store the same fact twice)."""
+    import datetime as dt
+
+    from memhtml.operations.indexing import writable_index
+    from memhtml.operations.write import WriteRequest, place_memory
+    from memhtml.store.repository import open_store
+
+    store = open_store(store_root)
+    request = WriteRequest(title="Landed", memory_type="semantic", claim="This landed meanwhile.")
+    placed = place_memory(request, dt.datetime(2026, 11, 30, tzinfo=dt.UTC))
+    with writable_index(store) as session:
+        # Another writer's commit lands (plain git, as any other process could).
+        (store_root / "areas/inbox/landed.html").write_text(placed.file_text)
+        git(store_root, "add", "areas/inbox/landed.html")
+        git(store_root, "commit", "-qm", "another writer")
+        owners = session.owners([placed.content_hash])
+    assert owners[placed.content_hash].path == "areas/inbox/landed.html"
