@@ -92,6 +92,20 @@ def git(root: Path, *args: str) -> str:
     return completed.stdout
 
 
+def commit_count(root: Path) -> int:
+    """How many commits HEAD has (every write door must add exactly the commits it says)."""
+    return int(git(root, "rev-list", "--count", "HEAD").strip())
+
+
+def memory_files(root: Path) -> list[str]:
+    """Every `.html` file under the four buckets, as found on disk (not as any command reports)."""
+    return sorted(
+        str(path.relative_to(root))
+        for bucket in ("projects", "areas", "resources", "archive")
+        for path in (root / bucket).rglob("*.html")
+    )
+
+
 @pytest.fixture
 def store_root(tmp_path: Path) -> Iterator[Path]:
     """An initialized store made through the real CLI."""

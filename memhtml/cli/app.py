@@ -28,6 +28,16 @@ app.add_typer(conflicts_app, name="conflicts")
 app.add_typer(state_app, name="state")
 
 
+# Options several write doors share, declared once.
+ClaimOption = Annotated[str | None, typer.Option("--claim")]
+BodiesOption = Annotated[list[str] | None, typer.Option("--body")]
+EntitiesOption = Annotated[list[str] | None, typer.Option("--entity")]
+TagListOption = Annotated[list[str] | None, typer.Option("--tag")]
+SessionOption = Annotated[str | None, typer.Option("--session-id")]
+PromptOption = Annotated[str | None, typer.Option("--prompt-id")]
+TurnOption = Annotated[str | None, typer.Option("--turn-uuid")]
+
+
 def _door(context: typer.Context) -> Door:
     door = context.obj
     assert isinstance(door, Door)
@@ -49,20 +59,20 @@ def write_command(
     context: typer.Context,
     title: Annotated[str, typer.Option("--title")],
     memory_type: Annotated[str, typer.Option("--type")],
-    claim: Annotated[str | None, typer.Option("--claim")] = None,
-    body: Annotated[list[str] | None, typer.Option("--body")] = None,
+    claim: ClaimOption = None,
+    body: BodiesOption = None,
     article_html: Annotated[str | None, typer.Option("--article-html")] = None,
     path: Annotated[str | None, typer.Option("--path")] = None,
     strict_path: Annotated[bool, typer.Option("--strict-path/--no-strict-path")] = False,
     workspace: Annotated[str | None, typer.Option("--workspace")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
-    entity: Annotated[list[str] | None, typer.Option("--entity")] = None,
+    tag: TagListOption = None,
+    entity: EntitiesOption = None,
     importance: Annotated[int | None, typer.Option("--importance")] = None,
     confidence: Annotated[float | None, typer.Option("--confidence")] = None,
     event_at: Annotated[str | None, typer.Option("--event-at")] = None,
-    session_id: Annotated[str | None, typer.Option("--session-id")] = None,
-    prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
-    turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
+    session_id: SessionOption = None,
+    prompt_id: PromptOption = None,
+    turn_uuid: TurnOption = None,
     detect_conflicts: Annotated[bool, typer.Option("--detect-conflicts/--no-detect-conflicts")] = False,
 ) -> None:
     """Write one memory; an identical active memory is reported, not stored twice."""
@@ -102,9 +112,9 @@ def apply_command(
         bool, typer.Option("--detect-near-duplicates/--no-detect-near-duplicates")
     ] = False,
     consolidate: Annotated[str | None, typer.Option("--consolidate")] = None,
-    session_id: Annotated[str | None, typer.Option("--session-id")] = None,
-    prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
-    turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
+    session_id: SessionOption = None,
+    prompt_id: PromptOption = None,
+    turn_uuid: TurnOption = None,
 ) -> None:
     """Write many memories from JSONL: one commit, one index pass, an answer per op."""
     from memhtml.cli.envelope import EXIT_OK, EXIT_PARTIAL
@@ -135,9 +145,9 @@ app.command("batch")(apply_command)
 def read_command(
     context: typer.Context,
     path: Annotated[str, typer.Argument()],
-    session_id: Annotated[str | None, typer.Option("--session-id")] = None,
-    prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
-    turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
+    session_id: SessionOption = None,
+    prompt_id: PromptOption = None,
+    turn_uuid: TurnOption = None,
 ) -> None:
     """Read one memory: its metas, links, article and format warnings."""
     from memhtml.operations.read import read
@@ -254,19 +264,19 @@ def correct_command(
     context: typer.Context,
     target: Annotated[str, typer.Argument()],
     title: Annotated[str, typer.Option("--title")],
-    claim: Annotated[str | None, typer.Option("--claim")] = None,
-    body: Annotated[list[str] | None, typer.Option("--body")] = None,
+    claim: ClaimOption = None,
+    body: BodiesOption = None,
     article_html: Annotated[str | None, typer.Option("--article-html")] = None,
     memory_type: Annotated[str | None, typer.Option("--type")] = None,
     reason: Annotated[str | None, typer.Option("--reason")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
-    entity: Annotated[list[str] | None, typer.Option("--entity")] = None,
+    tag: TagListOption = None,
+    entity: EntitiesOption = None,
     importance: Annotated[int | None, typer.Option("--importance")] = None,
     confidence: Annotated[float | None, typer.Option("--confidence")] = None,
     event_at: Annotated[str | None, typer.Option("--event-at")] = None,
-    session_id: Annotated[str | None, typer.Option("--session-id")] = None,
-    prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
-    turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
+    session_id: SessionOption = None,
+    prompt_id: PromptOption = None,
+    turn_uuid: TurnOption = None,
 ) -> None:
     """Supersede a memory: the corrected one is written and the target archived, in one commit."""
     from memhtml.operations.lifecycle import correct
@@ -432,16 +442,16 @@ def conflicts_audit_command(context: typer.Context) -> None:
 def task_add_command(
     context: typer.Context,
     title: Annotated[str, typer.Option("--title")],
-    claim: Annotated[str | None, typer.Option("--claim")] = None,
-    body: Annotated[list[str] | None, typer.Option("--body")] = None,
+    claim: ClaimOption = None,
+    body: BodiesOption = None,
     status: Annotated[str, typer.Option("--status")] = "todo",
     due: Annotated[str | None, typer.Option("--due")] = None,
     workspace: Annotated[str | None, typer.Option("--workspace")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
-    entity: Annotated[list[str] | None, typer.Option("--entity")] = None,
-    session_id: Annotated[str | None, typer.Option("--session-id")] = None,
-    prompt_id: Annotated[str | None, typer.Option("--prompt-id")] = None,
-    turn_uuid: Annotated[str | None, typer.Option("--turn-uuid")] = None,
+    tag: TagListOption = None,
+    entity: EntitiesOption = None,
+    session_id: SessionOption = None,
+    prompt_id: PromptOption = None,
+    turn_uuid: TurnOption = None,
 ) -> None:
     """Open a task (never deduped: two identical tasks are two tasks)."""
     from memhtml.operations.lifecycle import task_add, task_request

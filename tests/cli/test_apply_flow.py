@@ -14,19 +14,7 @@ from typing import Any
 import pytest
 
 from memhtml.html.document import parse_memory
-from tests.conftest import Answer, git, run_cli
-
-
-def commit_count(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())
-
-
-def memory_files(root: Path) -> list[str]:
-    return sorted(
-        str(path.relative_to(root))
-        for bucket in ("projects", "areas", "resources", "archive")
-        for path in (root / bucket).rglob("*.html")
-    )
+from tests.conftest import Answer, commit_count, git, memory_files, run_cli
 
 
 def op(title: str, body: str, **fields: Any) -> dict[str, Any]:

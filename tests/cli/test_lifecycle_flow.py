@@ -6,7 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from memhtml.html.document import parse_memory
-from tests.conftest import git, run_cli
+from tests.conftest import commit_count, git, run_cli
 
 RETRY = [
     "--title", "Retry budget", "--claim", "The retry budget of the gateway is 3.", "--type", "semantic",
@@ -14,10 +14,6 @@ RETRY = [
 ]  # fmt: skip
 RETRY_PATH = "resources/gateway/retry-budget.html"
 YEAR = dt.datetime.now(dt.UTC).year
-
-
-def commit_count(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())
 
 
 def clean(root: Path) -> bool:

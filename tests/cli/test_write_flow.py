@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import git, run_cli, run_cli_concurrently
+from tests.conftest import commit_count, git, memory_files, run_cli, run_cli_concurrently
 
 CLAIM = [
     "--title",
@@ -18,18 +18,6 @@ CLAIM = [
     "--tag",
     "db",
 ]
-
-
-def commit_count(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())
-
-
-def memory_files(root: Path) -> list[str]:
-    return sorted(
-        str(path.relative_to(root))
-        for bucket in ("projects", "areas", "resources", "archive")
-        for path in (root / bucket).rglob("*.html")
-    )
 
 
 def test_init_scaffolds_and_is_idempotent(tmp_path: Path) -> None:
