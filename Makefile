@@ -39,6 +39,8 @@ bench: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m compileall -q memhtml >/dev/null
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python scripts/bench_write.py
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python scripts/bench_index.py $(if $(filter 1,$(BENCH_FULL)),,--quick)
+	cd scripts && env -u PYTHONDONTWRITEBYTECODE ../$(BIN)/python bench_apply.py \
+	  $(if $(filter 1,$(BENCH_FULL)),--size 10000 --runs 3 --one-batch 50000,--size 1000 --runs 3)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist
