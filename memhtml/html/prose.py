@@ -44,6 +44,12 @@ def parse_fence(paragraph: str) -> Fence | None:
 
 def prose_article(claim: str, bodies: list[str]) -> str:
     """Canonical article inner HTML for a claim and its body paragraphs (blank ones dropped)."""
+    return canonical_article(prose_markup(claim, bodies))
+
+
+def prose_markup(claim: str, bodies: list[str]) -> str:
+    """The article markup for a claim and its paragraphs, as generated: usually canonical already, but
+    only a parse can prove it (a CR or NUL in the text, for one, is rewritten by the parser)."""
     items = [text for body in bodies if (text := js_trim(body))]
     claim_markup = f"<mark>{escape_text(js_trim(claim))}</mark>"
     paragraphs: list[str] = []
@@ -53,7 +59,7 @@ def prose_article(claim: str, bodies: list[str]) -> str:
     else:
         paragraphs.append(f"<p>{claim_markup}</p>")
     paragraphs += [_paragraph_markup(item) for item in items]
-    return canonical_article("\n".join(paragraphs))
+    return "\n".join(paragraphs)
 
 
 def split_apply_body(body: str) -> tuple[str, list[str]]:

@@ -113,8 +113,9 @@ def link_line(rel_token: str, href: str) -> str:
     return f'<link rel="{escape_attribute(rel_token)}" href="{escape_attribute(href)}">'
 
 
-def render_memory_file(head: MemoryHead, article_inner: str) -> str:
-    """The complete file text; `article_inner` is re-serialized canonically (a no-op on canonical input)."""
+def render_memory_file(head: MemoryHead, article_inner: str, *, canonical: bool = False) -> str:
+    """The complete file text; `article_inner` is re-serialized canonically (a no-op on canonical input),
+    unless the caller vouches that it is canonical already (and proves it by parsing the result)."""
     lines = [
         "<!doctype html>",
         '<html lang="en">',
@@ -126,7 +127,7 @@ def render_memory_file(head: MemoryHead, article_inner: str) -> str:
         "</head>",
         "<body>",
         "<article>",
-        canonical_article(article_inner),
+        article_inner if canonical else canonical_article(article_inner),
         "</article>",
         "</body>",
         "</html>",

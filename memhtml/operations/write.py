@@ -6,11 +6,12 @@ writes and commits under its lock. The result always says whether anything was s
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -19,8 +20,8 @@ from memhtml.domain.conflicts import ClaimFacts
 from memhtml.domain.placement import placement_directory
 from memhtml.html.document import ParsedMemory, parse_memory
 from memhtml.html.identity import Restatement, first_event_time, set_event_time
-from memhtml.html.prose import prose_article
-from memhtml.html.template import MemoryHead, finish_article, render_memory_file
+from memhtml.html.prose import prose_article, prose_markup
+from memhtml.html.template import MemoryHead, finish_article, meta_line, render_memory_file
 from memhtml.html.validate import inspect_memory
 from memhtml.operations.conflicts import batch_findings, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
@@ -117,16 +118,52 @@ def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
     return render_checked(request, now)[0]
 
 
-def render_checked(request: WriteRequest, now: dt.datetime) -> tuple[PlacedMemory, ParsedMemory]:
-    """The placed memory and the parse its format check was run on (so a batch can index it unparsed)."""
+def render_checked(
+    request: WriteRequest, now: dt.datetime, *, single_parse: bool = True
+) -> tuple[PlacedMemory, ParsedMemory]:
+    """The placed memory and the parse its format check was run on (so a batch can index it unparsed).
+
+    Prose is rendered as generated and parsed once: that parse checks the file, gives the content
+    hash, and proves the markup canonical (else the file is rendered the canonical way, parsed twice).
+    """
     instant = format_instant(now)
+    if single_parse and request.article_html is None:
+        markup = prose_markup(request.claim or "", request.bodies)
+        if request.event_at is not None:
+            markup = _with_event_time(markup, request.event_at)
+        text = render_memory_file(_head(request, instant, _PENDING_HASH), markup, canonical=True)
+        parsed, check = inspect_memory(text)
+        if parsed.article_inner_html == markup:
+            _refuse_violations(check.violations)
+            digest = parsed.content_hash
+            text = text.replace(_PENDING_HASH_LINE, meta_line("memhtml-content-hash", digest), 1)
+            metas = [(name, digest if name == "memhtml-content-hash" else value) for name, value in parsed.metas]
+            parsed = dataclasses.replace(parsed, stated_content_hash=digest, metas=metas)
+            return _placed(request, now, text, digest), parsed
     markup = (
         request.article_html if request.article_html is not None else prose_article(request.claim or "", request.bodies)
     )
     article, digest = finish_article(markup)
     if request.event_at is not None:
         article = _with_event_time(article, request.event_at)
-    head = MemoryHead(
+    file_text = render_memory_file(_head(request, instant, digest), article)
+    parsed, check = inspect_memory(file_text)
+    _refuse_violations(check.violations)
+    return _placed(request, now, file_text, digest), parsed
+
+
+# Stands in for the content hash until the one parse of the rendered file has computed it.
+_PENDING_HASH: Final[str] = "sha256:" + "0" * 64
+_PENDING_HASH_LINE: Final[str] = meta_line("memhtml-content-hash", _PENDING_HASH)
+
+
+def _refuse_violations(violations: Sequence[str]) -> None:
+    if violations:
+        raise InvalidMemory("invalid memory: " + "; ".join(violations), ["memhtml manifest"])
+
+
+def _head(request: WriteRequest, instant: str, digest: str) -> MemoryHead:
+    return MemoryHead(
         title=request.title,
         memory_type=request.memory_type,
         status="active",
@@ -143,11 +180,10 @@ def render_checked(request: WriteRequest, now: dt.datetime) -> tuple[PlacedMemor
         task_status=(request.task_status or "todo") if request.memory_type == "task" else None,
         due=request.due if request.memory_type == "task" else None,
     )
-    file_text = render_memory_file(head, article)
-    parsed, check = inspect_memory(file_text)
-    if check.violations:
-        raise InvalidMemory("invalid memory: " + "; ".join(check.violations), ["memhtml manifest"])
-    placed = PlacedMemory(
+
+
+def _placed(request: WriteRequest, now: dt.datetime, file_text: str, digest: str) -> PlacedMemory:
+    return PlacedMemory(
         file_text=file_text,
         content_hash=digest,
         memory_type=request.memory_type,
@@ -158,7 +194,6 @@ def render_checked(request: WriteRequest, now: dt.datetime) -> tuple[PlacedMemor
         date_prefix=now.astimezone(dt.UTC).strftime("%Y%m%d") if request.memory_type == "episodic" else None,
         explicit_path=_explicit_path(request),
     )
-    return placed, parsed
 
 
 def plan_write(request: WriteRequest, now: dt.datetime) -> PlannedOp:
