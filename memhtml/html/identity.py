@@ -139,7 +139,7 @@ def _article_start(text: str) -> int:
 def _first_article_time(text: str) -> tuple[int, int, dict[str, str]] | None:
     """Source span and attributes of the first `<time>` start tag at or after `<article`."""
     offset = _article_start(text)
-    finder = _TimeFinder()
+    finder = _TimeFinder(text[offset:])
     try:
         finder.feed(text[offset:])
         finder.close()
@@ -156,21 +156,14 @@ class _FoundError(Exception):
 
 
 class _TimeFinder(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
         self.found: tuple[int, str, dict[str, str]] | None = None
-        self._line_starts: list[int] | None = None
-        self._text = ""
-
-    def feed(self, data: str) -> None:
-        self._text += data
-        self._line_starts = [0, *(index + 1 for index, char in enumerate(self._text) if char == "\n")]
-        super().feed(data)
+        self._line_starts = [0, *(index + 1 for index, char in enumerate(text) if char == "\n")]
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag != "time":
             return
-        assert self._line_starts is not None
         line, column = self.getpos()
         values: dict[str, str] = {}
         for name, value in attrs:

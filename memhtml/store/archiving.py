@@ -7,8 +7,9 @@ from pathlib import PurePosixPath
 from typing import Protocol
 
 from memhtml.contracts.paths import archive_path_for
+from memhtml.contracts.vocabulary import rel_token
 from memhtml.html.document import parse_memory
-from memhtml.html.headedit import set_meta
+from memhtml.html.headedit import add_link, set_meta
 
 
 class Claimer(Protocol):
@@ -39,3 +40,15 @@ def archived_text(text: str, instant: str, superseded_by: str | None = None, val
         if not stated or valid_until < stated:
             text = set_meta(text, "memhtml-valid-until", valid_until)
     return text
+
+
+def superseding_text(text: str, archived_path: str, instant: str) -> tuple[str, str]:
+    """The winner of a supersession: a `supersedes` link to the loser's archive path and, unless stated,
+    `valid-from` (its first `<time>`, else now). Returns the text and that start of validity, which is
+    where the loser's validity ends (P15)."""
+    parsed = parse_memory(text)
+    valid_from = parsed.valid_from or parsed.event_at or instant
+    text = add_link(text, rel_token("supersedes"), "/" + archived_path)
+    if parsed.valid_from is None:
+        text = set_meta(text, "memhtml-valid-from", valid_from)
+    return text, valid_from

@@ -15,11 +15,10 @@ from pathlib import Path
 
 from memhtml.contracts.errors import FollowsRefusal, MemhtmlError, StorageFailure, WriteConflict
 from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
-from memhtml.contracts.vocabulary import rel_token
 from memhtml.html.document import parse_memory
-from memhtml.html.headedit import add_link, set_meta
+from memhtml.html.headedit import set_meta
 from memhtml.html.identity import Restatement, SemanticHead, restate
-from memhtml.store.archiving import archive_destination, archived_text
+from memhtml.store.archiving import archive_destination, archived_text, superseding_text
 from memhtml.store.gitcmd import run_git
 from memhtml.store.repository import Store
 from memhtml.store.transaction import (
@@ -279,10 +278,7 @@ class _Plan:
                 if text is None:
                     continue
                 destination = archive_destination(self.claimer, displaced, int(self.instant[:4]))
-                valid_from = parse_memory(text).valid_from or parse_memory(text).event_at or self.instant
-                text = add_link(text, rel_token("supersedes"), "/" + destination)
-                if parse_memory(text).valid_from is None:
-                    text = set_meta(text, "memhtml-valid-from", valid_from)
+                text, valid_from = superseding_text(text, destination, self.instant)
                 if winner not in self.new_paths:
                     text = set_meta(text, "memhtml-updated", self.instant)
                     if outcome.outcome == "unchanged":

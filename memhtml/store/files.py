@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable
 from pathlib import Path
 
 from memhtml.contracts.errors import InvalidMemory, StorageFailure, WriteConflict
@@ -34,25 +33,23 @@ def create_file_exclusively(root: Path, path: str, text: str, known_directories:
     try:
         descriptor = os.open(target, flags, 0o644)
     except FileExistsError as error:
-        remove_created(root, [], created)
+        remove_directories(created)
         raise WriteConflict(f"write conflict on {path}: the path was taken while writing", []) from error
     except OSError as error:
-        remove_created(root, [], created)
+        remove_directories(created)
         raise StorageFailure(f"could not write {path} ({error.strerror})", []) from error
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(text.encode("utf-8"))
     except OSError as error:
         target.unlink(missing_ok=True)
-        remove_created(root, [], created)
+        remove_directories(created)
         raise StorageFailure(f"could not write {path} ({error.strerror})", []) from error
     return created
 
 
-def remove_created(root: Path, paths: Iterable[str], directories: list[Path]) -> None:
-    """Undo a transaction that did not land: its new files, then the directories it made (deepest first)."""
-    for path in paths:
-        (root / path).unlink(missing_ok=True)
+def remove_directories(directories: list[Path]) -> None:
+    """Undo the directories a transaction made (deepest first); one something else now uses stays."""
     for directory in sorted(directories, key=lambda item: len(item.parts), reverse=True):
         with contextlib.suppress(OSError):  # not empty: something else lives there now
             directory.rmdir()

@@ -48,6 +48,7 @@ class GitCorpusReader:
         return entries
 
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        """Blob contents by object name (a sha, or `<commit>:<path>`); names that are missing are left out."""
         wanted = list(dict.fromkeys(shas))
         if not wanted:
             return {}
@@ -57,9 +58,9 @@ class GitCorpusReader:
         offset = 0
         for sha in wanted:
             header_end = output.index(b"\n", offset)
-            header = output[offset:header_end].decode()
-            parts = header.split(" ")
-            if len(parts) != 3:  # "<sha> missing"
+            header = output[offset:header_end].decode("utf-8", "surrogateescape")
+            parts = header.rsplit(" ", 2)
+            if len(parts) != 3 or parts[1] != "blob" or not parts[2].isdigit():  # "<name> missing"
                 offset = header_end + 1
                 continue
             size = int(parts[2])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memhtml.store.gitcmd import run_git
+from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store
 
 _FIELD = "\x1f"
@@ -65,20 +66,9 @@ def _trailers(text: str) -> dict[str, str]:
 
 def read_versions(store: Store, specs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """The text of each `(commit, path)` that exists, in one `cat-file --batch` call."""
-    if not specs:
-        return {}
-    request = "".join(f"{commit}:{path}\n" for commit, path in specs).encode("utf-8")
-    output = run_git(store.root, ["cat-file", "--batch"], stdin=request).stdout
-    versions: dict[tuple[str, str], str] = {}
-    offset = 0
-    for spec in specs:
-        header_end = output.index(b"\n", offset)
-        parts = output[offset:header_end].split(b" ")
-        if len(parts) != 3 or parts[1] != b"blob":  # "<spec> missing"
-            offset = header_end + 1
-            continue
-        size = int(parts[2])
-        start = header_end + 1
-        versions[spec] = output[start : start + size].decode("utf-8", "replace")
-        offset = start + size + 1
-    return versions
+    found = GitCorpusReader(store.root).blobs(f"{commit}:{path}" for commit, path in specs)
+    return {
+        (commit, path): data.decode("utf-8", "replace")
+        for commit, path in specs
+        if (data := found.get(f"{commit}:{path}")) is not None
+    }

@@ -17,7 +17,7 @@ from memhtml.contracts.vocabulary import TASK_RELS, rel_token
 from memhtml.html.document import ParsedMemory, parse_memory
 from memhtml.html.headedit import add_link, set_meta
 from memhtml.html.identity import Restatement, restate
-from memhtml.store.archiving import archive_destination, archived_text
+from memhtml.store.archiving import archive_destination, archived_text, superseding_text
 from memhtml.store.batch import ActiveOwners, PathClaimer, PlacedMemory
 from memhtml.store.repository import Store
 from memhtml.store.transaction import (
@@ -97,8 +97,9 @@ def correct_memory(
         destination = archive_destination(claimer, target, int(instant[:4]))
         changes: list[FileChange] = []
         changed: tuple[str, ...] = ()
-        if owner is not None and owner in read_committed(store, [owner]):
-            successor, successor_text = owner, read_committed(store, [owner])[owner]
+        owner_text = read_committed(store, [owner]).get(owner) if owner is not None else None
+        if owner is not None and owner_text is not None:
+            successor, successor_text = owner, owner_text
             ModificationGuard(store).check(successor, successor_text)
             outcome = "updated"
             # The correction's head still applies to the memory that already says it (its type only
@@ -112,10 +113,7 @@ def correct_memory(
         else:
             successor = claimer.claim(placed.directory, placed.slug, placed.date_prefix)
             successor_text, outcome = placed.file_text, "written"
-        valid_from = parse_memory(successor_text).valid_from or parse_memory(successor_text).event_at or instant
-        successor_text = add_link(successor_text, rel_token("supersedes"), "/" + destination)
-        if parse_memory(successor_text).valid_from is None:
-            successor_text = set_meta(successor_text, "memhtml-valid-from", valid_from)
+        successor_text, valid_from = superseding_text(successor_text, destination, instant)
         if outcome == "updated":
             successor_text = set_meta(successor_text, "memhtml-updated", instant)
         changes.append(FileChange(destination, archived_text(text, instant, successor, valid_from), source=target))

@@ -28,7 +28,7 @@ from memhtml.store.commit import (
     sweep_private_indexes,
     sync_real_index,
 )
-from memhtml.store.files import create_file_exclusively, remove_created
+from memhtml.store.files import create_file_exclusively, remove_directories
 from memhtml.store.gitcmd import run_git
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.lock import write_lock
@@ -226,7 +226,7 @@ class _Journal:
             target = self.root / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        remove_created(self.root, [], self.directories)
+        remove_directories(self.directories)
 
 
 def _landed_since(root: Path, head_before: str | None, message: str) -> bool:

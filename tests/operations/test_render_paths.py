@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +38,13 @@ def test_single_parse_prose_equals_the_canonical_render(claim: str, bodies: list
     assert outcome(request, single_parse=True) == outcome(request, single_parse=False)
 
 
-def test_the_single_parse_path_is_taken_for_plain_prose() -> None:
+def test_the_single_parse_path_is_taken_for_plain_prose(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memhtml.operations import write as write_module
+
+    def no_canonical_render(markup: str) -> tuple[str, str]:
+        raise AssertionError("plain prose took the two-parse render")
+
+    monkeypatch.setattr(write_module, "finish_article", no_canonical_render)
     request = WriteRequest(title="T", memory_type="semantic", claim="A fact.", bodies=["More.", "```sh\nls\n```"])
     placed, parsed = render_checked(request, NOW)
     assert "sha256:" + "0" * 64 not in placed.file_text
