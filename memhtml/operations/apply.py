@@ -21,10 +21,10 @@ from memhtml.domain.conflicts import ClaimFacts
 from memhtml.domain.frames import frame_key
 from memhtml.index.database import Database
 from memhtml.operations.batchinput import DecodedOp, Provenance, decode_ops
-from memhtml.operations.conflicts import StoredClaim, batch_findings, stored_candidates
+from memhtml.operations.conflicts import StoredClaim, batch_findings, op_claim, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
 from memhtml.operations.planning import PickledProjections, blob_id, plan_all
-from memhtml.operations.write import op_claim, staging_warning
+from memhtml.operations.write import staging_warning
 from memhtml.store.batch import OpOutcome, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store

@@ -11,13 +11,19 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from memhtml.contracts.paths import slugify
 from memhtml.domain.conflicts import ClaimFacts, ConflictFinding, are_candidates, classify_pair
 from memhtml.domain.frames import frame_key
+from memhtml.html.document import parse_memory
 from memhtml.index.database import Database
 from memhtml.operations.indexing import fresh_index
 from memhtml.store.repository import open_store
+
+if TYPE_CHECKING:
+    from memhtml.operations.write import WriteRequest
+    from memhtml.store.batch import PlacedMemory
 
 # An entity shared by more memories than this is a hub (`org:acme` on half the corpus): pairing
 # every member would be quadratic, so the audit compares such a group only within its frame keys
@@ -40,6 +46,15 @@ def finding_entry(finding: ConflictFinding, claim: str, *, path: str | None, bat
         "action": finding.action,
         "reason": finding.reason,
     }
+
+
+def op_claim(request: WriteRequest, placed: PlacedMemory) -> ClaimFacts | None:
+    """What the conflict classifier knows about one write (tasks never conflict)."""
+    if request.memory_type == "task":
+        return None
+    claim = request.claim if request.claim is not None else parse_memory(placed.file_text).gist
+    workspace = slugify(request.workspace) if request.workspace and request.workspace.strip() else None
+    return ClaimFacts(claim, request.memory_type, workspace, tuple(request.entities))
 
 
 def stored_candidates(database: Database, ops: Sequence[ClaimFacts]) -> list[StoredClaim]:

@@ -16,14 +16,12 @@ from typing import Any, Final
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError
 from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import normalize_path, path_problem, slugify
-from memhtml.domain.conflicts import ClaimFacts
 from memhtml.domain.placement import placement_directory
-from memhtml.html.document import ParsedMemory, parse_memory
+from memhtml.html.document import ParsedMemory
 from memhtml.html.identity import Restatement, first_event_time, set_event_time
 from memhtml.html.prose import prose_article, prose_markup
 from memhtml.html.template import MemoryHead, finish_article, meta_line, render_memory_file
 from memhtml.html.validate import inspect_memory
-from memhtml.operations.conflicts import batch_findings, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
 from memhtml.store.batch import OpOutcome, PlacedMemory, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
@@ -220,14 +218,21 @@ def write(
         commit_subject("write", request.title),
         [("Memhtml-Session", request.session_id), ("Memhtml-Prompt", request.prompt_id)],
     )
+    findings: list[dict[str, Any]] | None = None
     with writable_index(store) as index:
-        claim = op_claim(request, planned.placed) if detect_conflicts and index.database is not None else None
-        candidates = stored_candidates(index.database, [claim]) if claim is not None and index.database else []
+        if detect_conflicts and index.database is not None:
+            # Imported here: the classifier loads only for the writes that ask for it.
+            from memhtml.operations.conflicts import batch_findings, op_claim, stored_candidates
+
+            claim = op_claim(request, planned.placed)
+            candidates = stored_candidates(index.database, [claim]) if claim is not None else []
         stored = store_batch(store, [planned], index.owners, lambda *_: message, instant=format_instant(moment))
         outcome: OpOutcome = stored.outcomes[0]
         if outcome.error is not None:
             raise outcome.error
         assert outcome.path is not None
+        if detect_conflicts and index.database is not None:
+            findings = batch_findings([claim], candidates, [outcome.path])[0] if claim is not None else []
         index_warning = None
         if stored.committed is not None:
             links = (
@@ -247,17 +252,8 @@ def write(
         index_synced=committed.index_synced if committed is not None else True,
         index_warning=index_warning,
         changed=outcome.changed,
-        conflicts=batch_findings([claim], candidates, [outcome.path])[0] if claim is not None else None,
+        conflicts=findings,
     )
-
-
-def op_claim(request: WriteRequest, placed: PlacedMemory) -> ClaimFacts | None:
-    """What the conflict classifier knows about one write (tasks never conflict)."""
-    if request.memory_type == "task":
-        return None
-    claim = request.claim if request.claim is not None else parse_memory(placed.file_text).gist
-    workspace = slugify(request.workspace) if request.workspace and request.workspace.strip() else None
-    return ClaimFacts(claim, request.memory_type, workspace, tuple(request.entities))
 
 
 def _with_event_time(article: str, event_at: str) -> str:
