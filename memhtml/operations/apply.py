@@ -23,7 +23,7 @@ from memhtml.index.database import Database
 from memhtml.operations.batchinput import DecodedOp, Provenance, decode_ops
 from memhtml.operations.conflicts import StoredClaim, batch_findings, op_claim, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
-from memhtml.operations.planning import PickledProjections, blob_id, plan_all
+from memhtml.operations.planning import PickledProjections, plan_all
 from memhtml.operations.write import staging_warning
 from memhtml.store.batch import OpOutcome, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
@@ -63,9 +63,7 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
         for op, plan in zip(decoded, rendered, strict=True)
     ]
     # Index rows of every rendered file, by blob id: the index pass after the commit reuses them.
-    known = PickledProjections(
-        {blob_id(plan[0].placed.file_text): plan[1] for plan in rendered if plan and plan[0].placed and plan[1]}
-    )
+    known = PickledProjections(dict(plan[1] for plan in rendered if plan is not None and plan[1] is not None))
     store = open_store(root)
     with writable_index(store) as index:
         claims = [

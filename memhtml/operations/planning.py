@@ -8,7 +8,6 @@ parallel. Small batches stay in-process, where a pool would cost more than it sa
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import pickle
 from collections.abc import Iterator, Mapping, Sequence
@@ -19,13 +18,15 @@ from memhtml.contracts.instants import format_instant
 from memhtml.index.projection import FileProjection, project_memory
 from memhtml.operations.write import WriteRequest, render_checked
 from memhtml.store.batch import PlannedOp
+from memhtml.store.commit import blob_id
 
 PARALLEL_MINIMUM_OPS: Final[int] = 1000
 CHUNK_OPS: Final[int] = 500
 MAX_WORKERS: Final[int] = 4
 
 
-Planned = tuple[PlannedOp, bytes | None]
+# The op, and for a rendered file its blob id and pickled index rows.
+Planned = tuple[PlannedOp, tuple[str, bytes] | None]
 # Where a rendered file is projected before the store picks its path; `relocated` moves it.
 _PLACEHOLDER_PATH: Final[str] = "areas/inbox/unplaced.html"
 
@@ -56,14 +57,9 @@ def plan_one(request: WriteRequest, moment: dt.datetime) -> Planned:
     except MemhtmlError as refusal:
         return PlannedOp(None, refusal=refusal), None
     restatement = None if request.memory_type == "task" else request.restatement()
-    projection = project_memory(_PLACEHOLDER_PATH, blob_id(placed.file_text), parsed, format_instant(moment))
-    return PlannedOp(placed, restatement), pickle.dumps(projection, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def blob_id(text: str) -> str:
-    """The git blob id of `text` as UTF-8 (what the commit will record for it)."""
-    data = text.encode("utf-8")
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+    blob = blob_id(placed.file_text.encode("utf-8"))
+    projection = project_memory(_PLACEHOLDER_PATH, blob, parsed, format_instant(moment))
+    return PlannedOp(placed, restatement), (blob, pickle.dumps(projection, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def plan_slice(requests: Sequence[WriteRequest | None], moment: dt.datetime) -> list[Planned | None]:

@@ -136,14 +136,19 @@ def _tree_with(root: Path, git_dir: Path, parent: str | None, records: bytes) ->
         private_index.unlink(missing_ok=True)
 
 
+def blob_id(data: bytes) -> str:
+    """The git object id of a blob holding `data`: sha1 of the `blob <size>` header and the bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
 def write_blobs(root: Path, blobs: Sequence[bytes], paths: Sequence[str]) -> list[str]:
     """Store `blobs` (just written to `paths` in the working tree) as git objects; return their ids.
 
-    The ids are computed here as git does (sha1 of the `blob <size>` header and the bytes). A few
+    The ids are computed here as git does (`blob_id`). A few
     blobs are hashed from their files as loose objects, and a file that no longer holds its bytes is
     refused rather than committed; many go into one pack straight from memory.
     """
-    shas = [hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest() for data in blobs]
+    shas = [blob_id(data) for data in blobs]
     if len(blobs) < PACK_THRESHOLD:
         listing = "".join(path + "\n" for path in paths).encode("utf-8")
         stored = git_text(root, ["hash-object", "-w", "--no-filters", "--stdin-paths"], stdin=listing).split("\n")

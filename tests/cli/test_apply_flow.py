@@ -344,3 +344,36 @@ def test_a_modified_slot_memory_refuses_only_the_op_that_would_move_it(store_roo
     assert [result["outcome"] for result in results] == ["refused", "written"]
     assert results[0]["code"] == "ERR_DIRTY_TREE"
     assert (store_root / "areas/inbox/timeout.html").read_text() == "hand edited\n"
+
+
+def test_the_index_pass_after_a_batch_equals_a_rebuild(store_root: Path) -> None:
+    """The batch's index pass reuses the rows made while rendering (re-pointed to where each file
+    landed); they must be exactly what a rebuild from git makes."""
+    from memhtml.index.database import open_database
+
+    ops = [
+        op("Project fact", "The project deploys on Fridays. Agreed.", workspace="Payments Team", entity="team:pay"),
+        {**op("Incident", "The gateway returned 502 for ten minutes."), "type": "episodic", "tags": ["ops", "gw"]},
+        {**POOL, "importance": 4, "confidence": 0.7},
+        op("Same title", "First of two with one title."),
+        op("Same title", "Second of two with one title."),
+        {**TIMEOUT, "event_at": "2025-07-01"},
+    ]
+    assert apply_ops(store_root, ops).status == 0
+    queries = [
+        "SELECT path, blob_sha, content_hash, memory_type, title, gist, body_text, token_text, para, workspace,"
+        " archived, doc_len, frame_key, active_hash, event_at, confidence, importance FROM files ORDER BY path",
+        "SELECT f.path, t.term, p.tf FROM postings p JOIN terms t USING (term_id) JOIN files f USING (doc_id)"
+        " ORDER BY 1, 2",
+        "SELECT * FROM file_tags ORDER BY ALL",
+        "SELECT * FROM file_entities ORDER BY ALL",
+    ]
+
+    def snapshot() -> list[list[tuple[object, ...]]]:
+        with open_database(store_root, read_only=True) as database:
+            return [database.rows(query) for query in queries]
+
+    after_batch = snapshot()
+    assert len(after_batch[0]) == len(ops)
+    assert run_cli("index", "rebuild", "--repo", str(store_root)).status == 0
+    assert snapshot() == after_batch
