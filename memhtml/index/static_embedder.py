@@ -1,0 +1,198 @@
+"""Loading the static embedding model shipped inside the package, and embedding texts with it.
+
+This module owns the packaged artifact `memhtml/_models/minilm-l6-v2-static-256/` (all-MiniLM-L6-v2
+distilled to one vector per token, see its `NOTICE`) and is the only module that imports `tokenizers`.
+The artifact is plain files, so no model2vec is needed at run time:
+
+- `tokenizer.json`: the WordPiece tokenizer (lowercasing, no special tokens added);
+- `vectors.npy`: float16 `[vocab_size, dims]`, row i is the vector of token id i, memory-mapped;
+- `model.json`: the vector space name, the sizes, the truncation limits and the files' sha256.
+
+A text is embedded exactly as model2vec's `StaticModel.encode` embeds it with this model:
+
+1. keep its first `max_chars_per_text` characters (model2vec's cheap cut before tokenizing: the token
+   limit times the median token length of the vocabulary);
+2. tokenize without special tokens, truncated to the first `max_tokens_per_text` tokens;
+3. drop every unknown token (after truncation, as model2vec does);
+4. average the rows of the remaining ids and L2-normalize; a text with no token left is a zero row.
+
+NumPy and tokenizers are imported when a model is loaded, never at module import, so importing this
+module costs nothing. Texts are embedded in slices of `TEXTS_PER_SLICE`, so memory stays flat however
+many texts one call is given (only the answer grows with them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+    from tokenizers import Tokenizer
+
+MODEL_DIRECTORY: Final[Path] = Path(__file__).resolve().parent.parent / "_models" / "minilm-l6-v2-static-256"
+MODEL_FILENAME: Final[str] = "model.json"
+VECTORS_FILENAME: Final[str] = "vectors.npy"
+TOKENIZER_FILENAME: Final[str] = "tokenizer.json"
+
+# Texts tokenized per `encode_batch_fast` call (tokenizers >= 0.20; `encode_batch` without the offsets,
+# as model2vec calls it): enough to keep both cores busy, small enough that a slice's token lists and
+# widened rows stay a few MB (at most 512 tokens a text, 30 MB of rows).
+TEXTS_PER_SLICE: Final[int] = 1024
+
+
+class StaticEmbedder:
+    """Turns texts into L2-normalized float32 rows of the shipped static model's vector space."""
+
+    space: str
+    dims: int
+
+    def __init__(
+        self,
+        *,
+        space: str,
+        vectors: NDArray[np.floating[Any]],
+        tokenizer: Tokenizer,
+        unk_token_id: int | None,
+        max_tokens_per_text: int | None,
+        max_chars_per_text: int | None,
+    ) -> None:
+        self.space = space
+        self.dims = int(vectors.shape[1])
+        self._vectors = vectors
+        self._unk_token_id = unk_token_id
+        self._max_chars = max_chars_per_text
+        tokenizer.no_padding()
+        if max_tokens_per_text is None:
+            tokenizer.no_truncation()
+        else:
+            tokenizer.enable_truncation(max_tokens_per_text)
+        self._tokenizer = tokenizer
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One row per text, `[len(texts), dims]` float32, each of unit length or all zeros (a text
+        with no known token, the empty text included)."""
+        import numpy as np
+
+        if isinstance(texts, str):
+            raise TypeError("embed takes a sequence of texts, not one string")
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        for start in range(0, len(texts), TEXTS_PER_SLICE):
+            stop = min(start + TEXTS_PER_SLICE, len(texts))
+            rows = out[start:stop]
+            self._sum_rows(texts[start:stop], rows)
+            # Normalized in place, slice by slice: no temporary the size of the whole answer.
+            norms = np.linalg.norm(rows, axis=1, keepdims=True)
+            np.divide(rows, norms, out=rows, where=norms > 0)
+        return out
+
+    def _sum_rows(self, texts: Sequence[str], out: NDArray[np.float32]) -> None:
+        """Write into `out[i]` the sum of the vectors of the kept tokens of `texts[i]` (the mean's direction: the
+        count cancels out in the normalization that follows)."""
+        import numpy as np
+
+        limit = self._max_chars
+        pieces = [text[:limit] for text in texts] if limit is not None else list(texts)
+        encodings = self._tokenizer.encode_batch_fast(pieces, add_special_tokens=False)
+        id_lists = [encoding.ids for encoding in encodings]
+        lengths = np.fromiter(map(len, id_lists), dtype=np.int64, count=len(id_lists))
+        ids = np.fromiter(itertools.chain.from_iterable(id_lists), dtype=np.int64, count=int(lengths.sum()))
+        if self._unk_token_id is not None:
+            kept = ids != self._unk_token_id
+            owners = np.repeat(np.arange(len(id_lists), dtype=np.int64), lengths)
+            lengths = np.bincount(owners[kept], minlength=len(id_lists))
+            ids = ids[kept]
+        # Each distinct token of the slice is read and widened to float32 once (widening float16 is
+        # the costly step; a slice repeats its tokens many times over).
+        distinct, positions = np.unique(ids, return_inverse=True)
+        rows = self._vectors[distinct].astype(np.float32)
+        for index, text_positions in enumerate(np.split(positions, np.cumsum(lengths)[:-1])):
+            if text_positions.size:
+                out[index] = rows[text_positions].sum(axis=0)
+
+
+def load_static_embedder(directory: Path = MODEL_DIRECTORY) -> StaticEmbedder:
+    """The model in `directory` (the shipped one by default), its matrix memory-mapped.
+
+    Raises FileNotFoundError when one of its files is missing and ValueError, naming the file, when a
+    file is unreadable or disagrees with `model.json` (dims, vocabulary size)."""
+    import numpy as np
+    from tokenizers import Tokenizer
+
+    facts = _read_facts(_existing(directory / MODEL_FILENAME))
+    vectors_path = _existing(directory / VECTORS_FILENAME)
+    tokenizer_path = _existing(directory / TOKENIZER_FILENAME)
+    try:
+        vectors = np.load(vectors_path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{vectors_path} is not a readable .npy matrix: {error}") from error
+    dims, vocab_size = facts["dims"], facts["vocab_size"]
+    if vectors.ndim != 2 or vectors.dtype.kind != "f":
+        raise ValueError(f"{vectors_path} holds a {vectors.dtype} array of shape {vectors.shape}, not a float matrix")
+    if vectors.shape[1] != dims:
+        raise ValueError(f"{vectors_path} has {vectors.shape[1]} columns but {MODEL_FILENAME} says dims={dims}")
+    if vectors.shape[0] != vocab_size:
+        raise ValueError(
+            f"{vectors_path} has {vectors.shape[0]} rows but {MODEL_FILENAME} says vocab_size={vocab_size}"
+        )
+    try:
+        tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    except Exception as error:  # tokenizers raises a bare Exception for a malformed file
+        raise ValueError(f"{tokenizer_path} is not a readable tokenizer: {error}") from error
+    if tokenizer.get_vocab_size() != vocab_size:
+        raise ValueError(
+            f"{tokenizer_path} has {tokenizer.get_vocab_size()} tokens, {MODEL_FILENAME} says vocab_size={vocab_size}"
+        )
+    unk_token_id = facts["unk_token_id"]
+    if unk_token_id is not None and not 0 <= unk_token_id < vocab_size:
+        raise ValueError(f"{directory / MODEL_FILENAME}: unk_token_id={unk_token_id} is outside the vocabulary")
+    return StaticEmbedder(
+        space=facts["space"],
+        vectors=vectors,
+        tokenizer=tokenizer,
+        unk_token_id=unk_token_id,
+        max_tokens_per_text=facts["max_tokens_per_text"],
+        max_chars_per_text=facts["max_chars_per_text"],
+    )
+
+
+def _existing(path: Path) -> Path:
+    if not path.is_file():
+        raise FileNotFoundError(f"the static embedding model file {path} is missing")
+    return path
+
+
+def _read_facts(path: Path) -> dict[str, Any]:
+    """The fields of `model.json` the loader relies on, each checked for its type."""
+    try:
+        facts = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not readable JSON: {error}") from error
+    if not isinstance(facts, dict):
+        raise ValueError(f"{path} is not a JSON object")
+    expected: dict[str, tuple[type, ...]] = {
+        "space": (str,),
+        "dims": (int,),
+        "vocab_size": (int,),
+        "unk_token_id": (int, type(None)),
+        "max_tokens_per_text": (int, type(None)),
+        "max_chars_per_text": (int, type(None)),
+        "pooling": (str,),
+        "normalize": (bool,),
+    }
+    for key, types in expected.items():
+        value = facts.get(key)
+        if key not in facts or not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise ValueError(f"{path}: field {key!r} is missing or not of type {'/'.join(t.__name__ for t in types)}")
+    if facts["dims"] <= 0 or facts["vocab_size"] <= 0:
+        raise ValueError(f"{path}: dims and vocab_size must be positive")
+    if facts["pooling"] != "mean" or facts["normalize"] is not True:
+        raise ValueError(f"{path}: only mean pooling with L2 normalization is supported")
+    for key in ("max_tokens_per_text", "max_chars_per_text"):
+        if facts[key] is not None and facts[key] <= 0:
+            raise ValueError(f"{path}: {key} must be positive or null")
+    return facts

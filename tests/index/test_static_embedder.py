@@ -1,0 +1,240 @@
+"""The shipped static embedding model: the loader reproduces model2vec's own vectors, rows are unit
+length (or zero), the files are the ones model.json records, and a broken model directory is refused
+with an error naming the file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memhtml.index import static_embedder
+from memhtml.index.static_embedder import MODEL_DIRECTORY, StaticEmbedder, load_static_embedder
+
+PARITY_MIN_COSINE = 0.9999
+
+
+@pytest.fixture(scope="module")
+def embedder() -> StaticEmbedder:
+    return load_static_embedder()
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict[str, Any]:
+    parsed = json.loads((MODEL_DIRECTORY / "reference_vectors.json").read_text(encoding="utf-8"))
+    assert isinstance(parsed, dict)
+    return parsed
+
+
+@pytest.fixture(scope="module")
+def model_facts() -> dict[str, Any]:
+    parsed = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))
+    assert isinstance(parsed, dict)
+    return parsed
+
+
+def reference_matrix(reference: dict[str, Any]) -> tuple[list[str], list[str], np.ndarray]:
+    sentences = reference["sentences"]
+    ids = [entry["id"] for entry in sentences]
+    texts = [entry["text"] for entry in sentences]
+    return ids, texts, np.asarray([entry["vector"] for entry in sentences], dtype=np.float64)
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def test_the_loader_reproduces_model2vec_for_every_reference_sentence(
+    embedder: StaticEmbedder, reference: dict[str, Any]
+) -> None:
+    ids, texts, expected = reference_matrix(reference)
+    actual = embedder.embed(texts).astype(np.float64)
+    expected_zero = {name for name, row in zip(ids, expected, strict=True) if not row.any()}
+    # The reference covers both kinds of row, and names its texts without a known token.
+    assert expected_zero == set(reference["zero_rows"])
+    assert 0 < len(expected_zero) < len(ids)
+    mismatches: list[tuple[str, object]] = []
+    for name, want, got in zip(ids, expected, actual, strict=True):
+        if name in expected_zero:
+            if got.any():
+                mismatches.append((name, "model2vec gives a zero row"))
+        elif not got.any():
+            mismatches.append((name, "the loader gives a zero row"))
+        elif cosine(want, got) < PARITY_MIN_COSINE:
+            mismatches.append((name, round(cosine(want, got), 6)))
+    assert mismatches == []
+
+
+def test_the_truncation_probes_are_in_the_reference(reference: dict[str, Any]) -> None:
+    # Texts longer than the token limit and the character limit: the parity test above covers both cuts.
+    by_id = {entry["id"]: entry["text"] for entry in reference["sentences"]}
+    facts = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))
+    assert len(by_id["beyond-character-limit"]) > facts["max_chars_per_text"]
+    assert set(reference["truncation_probes"]) <= set(by_id)
+
+
+def test_rows_are_unit_length_float32_of_the_model_dims(embedder: StaticEmbedder, reference: dict[str, Any]) -> None:
+    _, texts, _ = reference_matrix(reference)
+    rows = embedder.embed(texts)
+    assert rows.shape == (len(texts), embedder.dims)
+    assert rows.dtype == np.float32
+    norms = np.linalg.norm(rows, axis=1)
+    assert np.all((np.abs(norms - 1.0) < 1e-5) | (norms == 0.0))
+    assert np.count_nonzero(norms) == len(texts) - len(reference["zero_rows"])
+
+
+def test_the_model_names_its_space_and_dims(embedder: StaticEmbedder, model_facts: dict[str, Any]) -> None:
+    assert embedder.space == "minilm-l6-v2-static@256" == model_facts["space"]
+    assert embedder.dims == 256 == model_facts["dims"]
+
+
+def test_an_empty_list_gives_an_empty_matrix(embedder: StaticEmbedder) -> None:
+    rows = embedder.embed([])
+    assert rows.shape == (0, embedder.dims)
+    assert rows.dtype == np.float32
+
+
+def test_a_text_without_known_tokens_is_a_zero_row(embedder: StaticEmbedder) -> None:
+    rows = embedder.embed(["", "🦄🦄", "a normal sentence about invoices"])
+    assert not rows[0].any()
+    assert not rows[1].any()
+    assert rows[2].any()
+
+
+def test_one_string_is_refused_rather_than_embedded_character_by_character(embedder: StaticEmbedder) -> None:
+    with pytest.raises(TypeError):
+        embedder.embed("a single string")
+
+
+def test_a_paraphrase_scores_above_an_unrelated_pair_as_in_model2vec(
+    embedder: StaticEmbedder, reference: dict[str, Any]
+) -> None:
+    ids, texts, expected = reference_matrix(reference)
+    actual = embedder.embed(texts).astype(np.float64)
+    row = {name: index for index, name in enumerate(ids)}
+
+    def cosines(matrix: np.ndarray, kind: str) -> list[float]:
+        return [cosine(matrix[row[a]], matrix[row[b]]) for a, b in reference["pairs"][kind]]
+
+    assert reference["pairs"]["paraphrase"]
+    assert reference["pairs"]["unrelated"]
+    for kind in ("paraphrase", "negation_twin", "unrelated"):
+        assert cosines(actual, kind) == pytest.approx(cosines(expected, kind), abs=1e-3)
+    # The expectation comes from model2vec's vectors: every paraphrase above every unrelated pair there...
+    for paraphrase, unrelated in product(cosines(expected, "paraphrase"), cosines(expected, "unrelated")):
+        assert paraphrase > unrelated
+    # ...and so with the loader.
+    for paraphrase, unrelated in product(cosines(actual, "paraphrase"), cosines(actual, "unrelated")):
+        assert paraphrase > unrelated
+
+
+def test_slicing_does_not_change_the_rows(
+    embedder: StaticEmbedder, reference: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, texts, _ = reference_matrix(reference)
+    many = texts * 5
+    whole = embedder.embed(many)
+    # Tiny slices: the texts straddle slice boundaries, and the slices' distinct tokens differ.
+    monkeypatch.setattr(static_embedder, "TEXTS_PER_SLICE", 3)
+    pieces = embedder.embed(many)
+    np.testing.assert_allclose(pieces, whole, atol=1e-6)
+    alone = np.vstack([embedder.embed([text]) for text in texts])
+    np.testing.assert_allclose(alone, whole[: len(texts)], atol=1e-6)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_shipped_files_are_the_ones_model_json_records(model_facts: dict[str, Any]) -> None:
+    recorded = model_facts["files"]
+    assert set(recorded) == {"vectors.npy", "tokenizer.json"}
+    for name, record in recorded.items():
+        path = MODEL_DIRECTORY / name
+        assert sha256(path) == record["sha256"], name
+        assert path.stat().st_size == record["bytes"], name
+
+
+def test_the_model_ships_its_license_and_attribution(model_facts: dict[str, Any]) -> None:
+    license_text = (MODEL_DIRECTORY / "LICENSE").read_text(encoding="utf-8")
+    notice = (MODEL_DIRECTORY / "NOTICE").read_text(encoding="utf-8")
+    assert "Apache License" in license_text
+    assert "Version 2.0, January 2004" in license_text
+    assert "all-MiniLM-L6-v2" in notice
+    assert "Apache" in notice
+    assert model_facts["base_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert sum(path.stat().st_size for path in MODEL_DIRECTORY.iterdir()) < 17 * 1024 * 1024
+
+
+def test_loading_and_embedding_need_neither_model2vec_nor_torch() -> None:
+    probe = (
+        "import sys\n"
+        "import memhtml.index.static_embedder as module\n"
+        "cheap = not ({'numpy', 'tokenizers'} & set(sys.modules))\n"
+        "module.load_static_embedder().embed(['an invoice was paid twice'])\n"
+        "heavy = sorted({'model2vec', 'torch', 'huggingface_hub', 'transformers'} & set(sys.modules))\n"
+        "print(cheap, heavy)\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "True []"
+
+
+def model_copy(tmp_path: Path, **changes: Any) -> Path:
+    directory = tmp_path / "model"
+    shutil.copytree(MODEL_DIRECTORY, directory)
+    facts = json.loads((directory / "model.json").read_text(encoding="utf-8"))
+    facts.update(changes)
+    (directory / "model.json").write_text(json.dumps(facts), encoding="utf-8")
+    return directory
+
+
+def test_a_copy_of_the_model_loads_and_embeds_the_same(embedder: StaticEmbedder, tmp_path: Path) -> None:
+    copy = load_static_embedder(model_copy(tmp_path))
+    np.testing.assert_array_equal(copy.embed(["paid twice"]), embedder.embed(["paid twice"]))
+
+
+@pytest.mark.parametrize("missing", ["model.json", "vectors.npy", "tokenizer.json"])
+def test_a_missing_file_is_named(tmp_path: Path, missing: str) -> None:
+    directory = model_copy(tmp_path)
+    (directory / missing).unlink()
+    with pytest.raises(FileNotFoundError, match=re.escape(missing)):
+        load_static_embedder(directory)
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        ({"dims": 384}, "vectors.npy"),
+        ({"vocab_size": 30522}, "vectors.npy"),
+        ({"space": None}, "model.json"),
+        ({"pooling": "cls"}, "model.json"),
+        ({"max_tokens_per_text": 0}, "model.json"),
+    ],
+)
+def test_a_model_json_that_disagrees_is_refused(tmp_path: Path, changes: dict[str, Any], named: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(named)):
+        load_static_embedder(model_copy(tmp_path, **changes))
+
+
+def test_a_corrupt_tokenizer_is_refused_naming_it(tmp_path: Path) -> None:
+    directory = model_copy(tmp_path)
+    (directory / "tokenizer.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape("tokenizer.json")):
+        load_static_embedder(directory)
+
+
+def test_a_matrix_that_is_not_a_float_matrix_is_refused(tmp_path: Path) -> None:
+    directory = model_copy(tmp_path)
+    np.save(directory / "vectors.npy", np.zeros(256, dtype=np.float16))
+    with pytest.raises(ValueError, match=re.escape("vectors.npy")):
+        load_static_embedder(directory)
