@@ -38,6 +38,9 @@ def hermetic_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("HOME", str(home))
     for key in ("MEMHTML_ROOT", "MEMHTML_REFUSE_ENV_ROOT", "MEMHTML_OUTPUT", "GIT_DIR", "GIT_INDEX_FILE"):
         monkeypatch.delenv(key, raising=False)
+    # The model is the edge the tests fake: the deterministic hash embedder, unless a test asks for the
+    # shipped static model (MEMHTML_EMBED=on) or none (off).
+    monkeypatch.setenv("MEMHTML_EMBED", "hash")
 
 
 @dataclass

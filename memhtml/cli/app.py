@@ -74,6 +74,9 @@ def write_command(
     prompt_id: PromptOption = None,
     turn_uuid: TurnOption = None,
     detect_conflicts: Annotated[bool, typer.Option("--detect-conflicts/--no-detect-conflicts")] = False,
+    detect_near_duplicates: Annotated[
+        bool, typer.Option("--detect-near-duplicates/--no-detect-near-duplicates")
+    ] = False,
 ) -> None:
     """Write one memory; an identical active memory is reported, not stored twice."""
     from memhtml.operations.write import WriteRequest, write
@@ -98,7 +101,8 @@ def write_command(
         turn_uuid=turn_uuid,
         event_at=event_at,
     )
-    door.answer("memory.written", write(door.root, request, detect_conflicts=detect_conflicts).as_data())
+    answer = write(door.root, request, detect_conflicts=detect_conflicts, detect_near_duplicates=detect_near_duplicates)
+    door.answer("memory.written", answer.as_data())
 
 
 def apply_command(
@@ -528,7 +532,7 @@ def index_rebuild_command(
 
     door = _door(context)
     assert door.root is not None
-    door.answer("index.report", rebuild_index(door.root))
+    door.answer("index.report", rebuild_index(door.root, embed=embed))
 
 
 @index_app.command("update")
@@ -540,7 +544,19 @@ def index_update_command(
 
     door = _door(context)
     assert door.root is not None
-    door.answer("index.report", update_index(door.root))
+    door.answer("index.report", update_index(door.root, embed=embed))
+
+
+@index_app.command("embed")
+def index_embed_command(
+    context: typer.Context, dry_run: Annotated[bool, typer.Option("--dry-run/--no-dry-run")] = False
+) -> None:
+    """Give every chunk without a vector one (replacing vectors of another space)."""
+    from memhtml.operations.embedding import embed_index
+
+    door = _door(context)
+    assert door.root is not None
+    door.answer("index.report", embed_index(door.root, dry_run=dry_run))
 
 
 @index_app.command("status")

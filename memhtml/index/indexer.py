@@ -37,6 +37,12 @@ class PassReport:
     files_indexed: int = 0
     skipped: list[SkippedFile] = field(default_factory=list)
     renames: list[tuple[str, str]] = field(default_factory=list)
+    # Content hashes of the rows this pass (re)projected: the only texts that can lack a vector now.
+    projected_hashes: set[str] = field(default_factory=set)
+    embeddings_written: int = 0
+    embeddings_preserved: int = 0
+    embeddings_pruned: int = 0
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def unchanged(self) -> bool:
@@ -50,8 +56,8 @@ class PassReport:
                 "headSha": self.head_sha,
                 "filesIndexed": self.files_indexed,
                 "dirty": self.dirty,
-                "embeddingsWritten": 0,
-                "embeddingsPreserved": 0,
+                "embeddingsWritten": self.embeddings_written,
+                "embeddingsPreserved": self.embeddings_preserved,
                 "skipped": skipped,
             }
         return {
@@ -63,7 +69,7 @@ class PassReport:
             "removed": self.removed,
             "renamed": self.renamed,
             "dirty": self.dirty,
-            "embeddingsWritten": 0,
+            "embeddingsWritten": self.embeddings_written,
             "skipped": skipped,
         }
 
@@ -92,7 +98,7 @@ def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:
                 # Workers project the next slice while this one is written.
                 pending = start(slices[number + 1]) if number + 1 < len(slices) else None
                 projected = _sorted_results(results, report)
-                report.skipped += store_projections(database, projected, bulk=True)
+                _store(database, projected, report, bulk=True)
         _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
         database.run(
             "UPDATE index_state SET head_sha = $head, rebuilt_at = $now, updated_at = $now WHERE id = 1",
@@ -174,7 +180,7 @@ def _apply_commits(
             contents = reader.blobs(sha for _, sha in unknown)
             items = [(path, sha, contents.get(sha)) for path, sha in unknown]
             projected = _sorted_results(PendingProjection(pool, items, now).results(), report)
-            report.skipped += store_projections(database, sorted([*projected, *reused], key=lambda item: item.path))
+            _store(database, sorted([*projected, *reused], key=lambda item: item.path), report)
     report.added += sum(1 for change in changes if change.status == "A")
     report.modified += sum(1 for change in changes if change.status == "M")
 
@@ -198,15 +204,22 @@ def _project_working_tree(
         report.removed += remove_paths(database, gone)
         contents = reader.blobs(committed.values())
         restored = _project_all(((path, sha, contents.get(sha)) for path, sha in committed.items()), now, report)
-        report.skipped += store_projections(database, restored)
+        _store(database, restored, report)
     deleted = [entry.path for entry in entries if entry.deleted]
     report.removed += remove_paths(database, deleted)
     present = [entry.path for entry in entries if not entry.deleted]
     blobs = reader.worktree_blobs(present)
     projected = _project_all(((path, sha, data) for path, (sha, data) in blobs.items()), now, report)
-    report.skipped += store_projections(database, projected)
+    _store(database, projected, report)
     report.dirty += len(entries)
     database.run("UPDATE index_state SET dirty_paths = $paths WHERE id = 1", {"paths": sorted(dirty_now)})
+
+
+def _store(
+    database: Database, projections: Sequence[FileProjection], report: PassReport, *, bulk: bool = False
+) -> None:
+    report.skipped += store_projections(database, projections, bulk=bulk)
+    report.projected_hashes.update(str(projection.row["content_hash"]) for projection in projections)
 
 
 def _project_all(items: Iterable[tuple[str, str, bytes | None]], now: str, report: PassReport) -> list[FileProjection]:

@@ -1,9 +1,10 @@
-"""Lexical retrieval: owned BM25 over the postings, then recency and salience fused by weighted RRF in
-one statement, behind a relevance floor.
+"""Retrieval in one statement: owned BM25 over the postings and brute-force cosine over the chunk
+vectors, then recency and salience, fused by weighted RRF behind a relevance floor.
 
-Only memories that match the query lexically are candidates; recency and salience reorder them and
-never add one. An arm whose signal ties across every candidate is dropped for that query, so a
-batch written in one instant cannot promote memories in path order.
+Only memories that match the query lexically, or whose best chunk clears the embedder's similarity
+floor, are candidates; recency and salience reorder them and never add one. An arm whose signal
+ties across every candidate is dropped for that query, so a batch written in one instant cannot
+promote memories in path order.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from memhtml.domain.ranking import (
     WEIGHT_FTS,
     WEIGHT_RECENCY,
     WEIGHT_SALIENCE,
+    WEIGHT_VECTOR,
 )
 from memhtml.domain.tokens import QueryTerms
 from memhtml.index.database import Database
@@ -28,8 +30,8 @@ from memhtml.index.scope import Scope, scope_filter
 # In any-of mode (no memory has every query term) a candidate needs at least this share of the best
 # candidate's BM25: a memory that shares only a stop word with the query is not relevant.
 LEXICAL_FLOOR_RATIO: Final[float] = 0.1
-# Arms in the order they are reported; the vector arm joins this registry when embeddings exist.
-LEXICAL_ARMS: Final[tuple[str, ...]] = ("fts", "recency", "salience")
+# Arms in the order they are reported.
+ARMS: Final[tuple[str, ...]] = ("fts", "vector", "recency", "salience")
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,23 @@ class FusedHit:
     arm_ranks: dict[str, int]
 
 
-def fused_search(database: Database, query: QueryTerms, scope: Scope, pool: int) -> tuple[list[FusedHit], list[str]]:
-    """The fused candidate list (best first, at most `pool`) and the arms that voted."""
+@dataclass(frozen=True)
+class QueryVector:
+    """The query embedded in the index's vector space, and the cosine that makes a memory relevant
+    without a lexical match."""
+
+    values: list[float]
+    similarity_floor: float
+
+
+def fused_search(
+    database: Database, query: QueryTerms, scope: Scope, pool: int, vector: QueryVector | None = None
+) -> tuple[list[FusedHit], list[str]]:
+    """The fused candidate list (best first, at most `pool`) and the arms that voted.
+
+    Relevant memories are the lexical matches plus, with a query vector, the memories whose best chunk
+    clears the similarity floor; the vector arm ranks every relevant memory that has a vector.
+    """
     if not query.terms:
         return [], []
     where, parameters = scope_filter(scope)
@@ -52,6 +69,9 @@ def fused_search(database: Database, query: QueryTerms, scope: Scope, pool: int)
     parameters.update(
         {"terms": list(query.terms), "term_count": len(query.terms), "arm_limit": ARM_LIMIT, "pool": pool}
     )
+    if vector is not None:
+        parameters.update({"query_vector": vector.values, "similarity_floor": vector.similarity_floor})
+    similar, relevant, vector_arm, vector_vote = _vector_parts(vector is not None, where, phrase_filter)
     sql = f"""
     WITH query_terms AS (SELECT term_id FROM terms WHERE term IN (SELECT unnest($terms))),
     stats AS (SELECT greatest(count(*), 1)::DOUBLE AS n, greatest(avg(doc_len), 1)::DOUBLE AS avgdl FROM files),
@@ -76,11 +96,12 @@ def fused_search(database: Database, query: QueryTerms, scope: Scope, pool: int)
     -- All query terms where some memory has them all, else any of them (the original's rule) ...
     needed AS (SELECT CASE WHEN max(matched) >= $term_count THEN $term_count ELSE 1 END AS k FROM candidates),
     -- ... and in any-of mode a memory must carry a real share of the best lexical evidence.
-    matches AS (
-        SELECT c.* FROM candidates c, needed
+    lexical AS (
+        SELECT c.path, c.memory_type, c.updated_at, c.recency_key, c.bm25 FROM candidates c, needed
         WHERE c.matched >= needed.k
           AND (needed.k = $term_count OR c.bm25 >= {LEXICAL_FLOOR_RATIO} * (SELECT max(bm25) FROM candidates))
-    ),
+    ),{similar}
+    matches AS ({relevant}),
     salience_scores AS (
         SELECT m.path,
                exp(-0.01 * greatest(epoch(now()) - epoch(coalesce(try_cast(a.last_accessed_at AS TIMESTAMPTZ),
@@ -90,8 +111,8 @@ def fused_search(database: Database, query: QueryTerms, scope: Scope, pool: int)
         WHERE m.memory_type <> 'task' AND m.path NOT LIKE 'resources/people/%'
     ),
     fts AS (
-        SELECT path, rank() OVER (ORDER BY bm25 DESC) AS r FROM matches ORDER BY bm25 DESC, path LIMIT $arm_limit
-    ),
+        SELECT path, rank() OVER (ORDER BY bm25 DESC) AS r FROM lexical ORDER BY bm25 DESC, path LIMIT $arm_limit
+    ),{vector_arm}
     recency AS (
         SELECT path, rank() OVER (ORDER BY recency_key DESC) AS r FROM matches
         WHERE (SELECT count(DISTINCT recency_key) FROM matches) > 1
@@ -103,7 +124,7 @@ def fused_search(database: Database, query: QueryTerms, scope: Scope, pool: int)
         ORDER BY salience DESC, path LIMIT $arm_limit
     ),
     votes AS (
-        SELECT path, 'fts' AS arm, r, {WEIGHT_FTS} AS w FROM fts
+        SELECT path, 'fts' AS arm, r, {WEIGHT_FTS} AS w FROM fts{vector_vote}
         UNION ALL SELECT path, 'recency', r, {WEIGHT_RECENCY} FROM recency
         UNION ALL SELECT path, 'salience', r, {WEIGHT_SALIENCE} FROM salience
     )
@@ -113,10 +134,50 @@ def fused_search(database: Database, query: QueryTerms, scope: Scope, pool: int)
     rows = database.rows(sql, parameters)
     hits = [FusedHit(row[0], float(row[1]), dict(zip(row[2], row[3], strict=True))) for row in rows]
     voted = {arm for hit in hits for arm in hit.arm_ranks}
-    return hits, [arm for arm in LEXICAL_ARMS if arm in voted]
+    return hits, [arm for arm in ARMS if arm in voted]
 
 
-def archived_matches(database: Database, query: QueryTerms, scope: Scope) -> list[str]:
+def _vector_parts(with_vector: bool, where: str, phrase_filter: str) -> tuple[str, str, str, str]:
+    """The SQL the vector arm adds: similarity per memory (its best chunk), the relevant set, the arm
+    and its vote; without a query vector the relevant set is the lexical matches alone."""
+    if not with_vector:
+        return "", "SELECT * FROM lexical", "", ""
+    similar = f"""
+    chunk_similarity AS (
+        SELECT f.path, f.memory_type, f.updated_at, coalesce(f.event_at, f.updated_at) AS recency_key,
+               list_cosine_similarity(v.vector, $query_vector::FLOAT[]) AS cosine
+        FROM chunk_vectors v JOIN files f ON f.content_hash = v.content_hash
+        WHERE {where}{phrase_filter}
+    ),
+    -- A text with no known token has a zero vector: its cosine is NaN, which sorts above every number.
+    similarity AS (
+        SELECT path, any_value(memory_type) AS memory_type, any_value(updated_at) AS updated_at,
+               any_value(recency_key) AS recency_key, max(cosine) AS cosine
+        FROM chunk_similarity WHERE NOT isnan(cosine) GROUP BY path
+    ),
+    similar_enough AS (
+        SELECT * FROM similarity WHERE cosine >= $similarity_floor ORDER BY cosine DESC, path LIMIT $arm_limit
+    ),"""
+    relevant = """
+        SELECT l.path, l.memory_type, l.updated_at, l.recency_key, l.bm25 FROM lexical l
+        UNION ALL
+        SELECT s.path, s.memory_type, s.updated_at, s.recency_key, NULL FROM similar_enough s
+        WHERE s.path NOT IN (SELECT path FROM lexical)
+    """
+    vector_arm = """
+    vector_ranks AS (
+        SELECT s.path, rank() OVER (ORDER BY s.cosine DESC) AS r
+        FROM similarity s JOIN matches m ON m.path = s.path
+        WHERE (SELECT count(DISTINCT round(s2.cosine, 6)) FROM similarity s2 JOIN matches m2 ON m2.path = s2.path) > 1
+        ORDER BY s.cosine DESC, s.path LIMIT $arm_limit
+    ),"""
+    vector_vote = f"\n        UNION ALL SELECT path, 'vector', r, {WEIGHT_VECTOR} FROM vector_ranks"
+    return similar, relevant, vector_arm, vector_vote
+
+
+def archived_matches(
+    database: Database, query: QueryTerms, scope: Scope, vector: QueryVector | None = None
+) -> list[str]:
     """Archived memories that would match (a hint when archived memories are left out)."""
     archived_scope = Scope(
         memory_types=scope.memory_types,
@@ -126,7 +187,7 @@ def archived_matches(database: Database, query: QueryTerms, scope: Scope) -> lis
         facets=scope.facets,
         only_archived=True,
     )
-    hits, _ = fused_search(database, query, archived_scope, pool=ARM_LIMIT)
+    hits, _ = fused_search(database, query, archived_scope, pool=ARM_LIMIT, vector=vector)
     return [hit.path for hit in hits]
 
 

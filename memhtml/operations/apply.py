@@ -23,6 +23,7 @@ from memhtml.index.database import Database
 from memhtml.operations.batchinput import DecodedOp, Provenance, decode_ops
 from memhtml.operations.conflicts import StoredClaim, batch_findings, op_claim, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
+from memhtml.operations.nearduplicates import NearDuplicateText, find_near_duplicates
 from memhtml.operations.planning import PickledProjections, plan_all
 from memhtml.operations.write import staging_warning
 from memhtml.store.batch import OpOutcome, PlannedOp, store_batch
@@ -72,6 +73,17 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
         ]
         if options.consolidate == "last-wins":
             planned = _last_wins(planned, claims, index.database)
+        near = None
+        if options.detect_near_duplicates:
+            near = find_near_duplicates(
+                index.database,
+                [
+                    NearDuplicateText(claim.claim, claim.memory_type, plan.placed.content_hash)
+                    if claim is not None and plan.placed is not None
+                    else None
+                    for claim, plan in zip(claims, planned, strict=True)
+                ],
+            )
         candidates = None
         if options.detect_conflicts and index.database is not None:
             candidates = stored_candidates(index.database, [claim for claim in claims if claim is not None])
@@ -99,8 +111,11 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
         "results": results,
         "summary": _summary(stored.outcomes),
         "commit_sha": committed.landed.sha if committed is not None and committed.landed.created else None,
-        "near_duplicates_degraded": options.detect_near_duplicates,
+        "near_duplicates_degraded": near is not None and near.degraded,
     }
+    if near is not None:
+        for result, found in zip(results, near.findings, strict=True):
+            result["near_duplicates"] = found
     refused = [outcome for outcome in stored.outcomes if outcome.outcome == "refused"]
     succeeded = [
         outcome for outcome in stored.outcomes if outcome.outcome in ("written", "updated", "unchanged", "consolidated")

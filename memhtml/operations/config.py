@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from memhtml.index.embedders import checked_setting
+
 _FALSE_WORDS: Final[frozenset[str]] = frozenset({"", "0", "false", "no", "off"})
 DEFAULT_ROOT: Final[str] = "~/memhtml"
 
@@ -22,6 +24,11 @@ class Config:
     env_root: str | None
     refuse_env_root: bool
     force_json: bool
+    embed_value: str | None = None  # MEMHTML_EMBED as given; `embed_setting` checks it
+
+    def embed_setting(self) -> str:
+        """on | off | hash | minilm; any other value is refused (exit 2) before the command runs."""
+        return checked_setting(self.embed_value)
 
     def resolve_root(self, repo_flag: str | None) -> Path:
         """`--repo`, else `$MEMHTML_ROOT`, else `~/memhtml`; `~` expanded, made absolute."""
@@ -35,4 +42,5 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         env_root=source.get("MEMHTML_ROOT") or None,
         refuse_env_root=source.get("MEMHTML_REFUSE_ENV_ROOT", "").strip().lower() not in _FALSE_WORDS,
         force_json=source.get("MEMHTML_OUTPUT", "").strip().lower() == "json",
+        embed_value=source.get("MEMHTML_EMBED"),
     )

@@ -37,12 +37,30 @@ def catch_up(
     *,
     worktree: bool = False,
     known: Mapping[str, FileProjection] | None = None,
+    embed: bool = True,
 ) -> PassReport:
-    """Bring the index up to HEAD. The indexer is imported here, not at module load: it pulls in the
-    HTML parser, which a read command on a fresh index never needs."""
+    """Bring the index up to HEAD, then give the texts it projected their vectors (`embed`). The
+    indexer is imported here, not at module load: it pulls in the HTML parser, which a read command on
+    a fresh index never needs."""
     from memhtml.index.indexer import update
 
-    return update(database, reader, now_instant(), worktree=worktree, known=known)
+    report = update(database, reader, now_instant(), worktree=worktree, known=known)
+    follow_with_vectors(database, report, embed=embed)
+    return report
+
+
+def follow_with_vectors(database: Database, report: PassReport, *, embed: bool) -> None:
+    """Keep the vectors in step with a pass: drop those whose text went, embed those that arrived."""
+    from memhtml.index.vectors import prune_vectors
+    from memhtml.operations.embedding import embed_after_pass
+
+    if report.mode == "rebuild" or report.removed or report.modified or report.dirty:
+        report.embeddings_pruned = prune_vectors(database)
+    if embed:
+        outcome = embed_after_pass(database, None if report.mode == "rebuild" else report.projected_hashes)
+        report.embeddings_written += outcome.written
+        if outcome.warning is not None:
+            report.warnings.append(outcome.warning)
 
 
 @contextmanager
@@ -64,24 +82,48 @@ def fresh_index(store: Store, *, writable: bool = False) -> Iterator[Database]:
         yield database
 
 
-def rebuild_index(root: Path) -> dict[str, Any]:
-    """`index rebuild`: every memory in HEAD, then the dirty working tree."""
+def rebuild_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
+    """`index rebuild`: every memory in HEAD, then the dirty working tree. Every vector whose chunk
+    survives is kept; with `embed`, the rest are embedded (in the configured space: a rebuild is a
+    remedy for a space mismatch)."""
     from memhtml.index.indexer import rebuild
+    from memhtml.index.vectors import embed_pending, prune_vectors, vector_state
+    from memhtml.operations.embedding import configured_embedder, configured_space
 
     store = open_store(root)
     with open_database(store.root) as database:
-        return rebuild(database, GitCorpusReader(store.root), now_instant()).as_data()
+        report = rebuild(database, GitCorpusReader(store.root), now_instant())
+        report.embeddings_pruned = prune_vectors(database)
+        kept = vector_state(database)
+        space = configured_space()
+        replacing = kept.space is not None and space is not None and kept.space != space
+        report.embeddings_preserved = 0 if replacing else kept.embeddings
+        if embed and space is not None and (replacing or kept.embedded_texts < kept.texts):
+            embedder = configured_embedder()
+            assert embedder is not None
+            report.embeddings_written = embed_pending(database, embedder, replace_space=True)
+        return _with_warnings(report)
 
 
-def update_index(root: Path) -> dict[str, Any]:
+def update_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
     """`index update`: the commits since the watermark, then the dirty working tree."""
     store = open_store(root)
     with open_database(store.root) as database:
-        return catch_up(database, GitCorpusReader(store.root), worktree=True).as_data()
+        return _with_warnings(catch_up(database, GitCorpusReader(store.root), worktree=True, embed=embed))
+
+
+def _with_warnings(report: PassReport) -> dict[str, Any]:
+    data = report.as_data()
+    if report.warnings:
+        data["warnings"] = report.warnings
+    return data
 
 
 def index_status(root: Path) -> dict[str, Any]:
     """`index status`: watermark, freshness and row counts."""
+    from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, vector_state
+    from memhtml.operations.embedding import configured_space
+
     store = open_store(root)
     reader = GitCorpusReader(store.root)
     with fresh_index(store) as database:
@@ -96,12 +138,16 @@ def index_status(root: Path) -> dict[str, Any]:
                    (SELECT count(*) FROM state.access)
             """
         )[0]
+        vectors = vector_state(database)
+    configured = configured_space()
     return {
         "mode": "status",
         "headSha": head,
         "fresh": head == reader.head(),
-        "embedModel": None,
-        "embedDim": None,
+        "embedModel": vectors.space,
+        "embedDim": vectors.dims,
+        "embedModelMatches": vectors.space is None or vectors.space == configured,
+        "configuredEmbedModel": configured,
         "rebuiltAt": counts[7],
         "updatedAt": counts[8],
         "files": counts[0],
@@ -113,10 +159,11 @@ def index_status(root: Path) -> dict[str, Any]:
         "terms": counts[5],
         "postings": counts[6],
         "dirtyPaths": dirty_paths,
-        "chunks": 0,
-        "embeddings": 0,
-        "vectorCoverage": 0,
-        "vectorCoverageFloor": 0.95,
+        "chunks": vectors.chunks,
+        "embeddings": vectors.embeddings,
+        "vectorCoverage": vectors.coverage,
+        "vectorCoverageFloor": VECTOR_COVERAGE_FLOOR,
+        "vectorCoverageLow": configured is not None and vectors.coverage < VECTOR_COVERAGE_FLOOR,
         "traces": 0,
         "hasState": counts[9] > 0,
     }
@@ -189,21 +236,21 @@ class IndexSession:
         if self._released:
             try:
                 with open_database(self.store.root) as database:
-                    catch_up(database, self.reader, known=known)
+                    report = catch_up(database, self.reader, known=known)
                     record_session_links(database, session_links)
             except (Exception, KeyboardInterrupt) as error:  # the commit landed: only a warning now
                 self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
                 return self.warning()
-            return None
+            return report.warnings[0] if report.warnings else None
         if self.database is None:
             return self.warning()
         try:
-            catch_up(self.database, self.reader, known=known)
+            report = catch_up(self.database, self.reader, known=known)
             record_session_links(self.database, session_links)
         except (Exception, KeyboardInterrupt) as error:
             self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
             return self.warning()
-        return None
+        return report.warnings[0] if report.warnings else None
 
     def warning(self) -> dict[str, Any]:
         return {

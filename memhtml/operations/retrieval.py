@@ -1,5 +1,5 @@
-"""The `search` and `recall` use cases: scope and as-of resolution, the fused lexical arms, MMR,
-hydration, snippets, and the disclosure fold of recall."""
+"""The `search` and `recall` use cases: scope and as-of resolution, the query vector, the fused arms,
+MMR, hydration, snippets, and the disclosure fold of recall."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from memhtml.domain.ranking import ARM_LIMIT, MMR_LAMBDA, MMR_POOL_FACTOR, mmr
 from memhtml.domain.tokens import QueryTerms, parse_query
 from memhtml.index.database import Database
 from memhtml.index.scope import AsOfCommit, AsOfValidity, Scope
-from memhtml.index.search import archived_matches, fused_search, hydrate
+from memhtml.index.search import QueryVector, archived_matches, fused_search, hydrate
+from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, check_space, vector_state
+from memhtml.operations.embedding import configured_embedder, configured_space
 from memhtml.operations.indexing import fresh_index
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store, open_store
@@ -80,18 +82,21 @@ def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     scope = _scope(store, request, "search")
     query = parse_query(request.query)
     with fresh_index(store) as database:
-        fused, arms = fused_search(database, query, scope, pool=request.limit * MMR_POOL_FACTOR)
-        # No vectors yet: MMR's diversity penalty is zero and it keeps the fused order.
+        semantic = query_vector(database, request.query) if query.terms else SemanticSide(None, 0.0, True)
+        fused, arms = fused_search(database, query, scope, pool=request.limit * MMR_POOL_FACTOR, vector=semantic.vector)
+        # MMR without vectors keeps the fused order, so hits stay sorted by their score. With vectors its
+        # rank-based relevance (1 / position) demotes every close paraphrase of the top hit below
+        # unrelated ones; diversity waits for a measured setting.
         order = mmr([(hit.path, None) for hit in fused], request.limit, MMR_LAMBDA)
         scores = {hit.path: hit.score for hit in fused}
         details = hydrate(database, order)
         # The hint answers "why nothing?": only asked when no live memory matched.
-        archived = _archived_hint(database, query, scope, request) if not order else []
+        archived = _archived_hint(database, query, scope, request, semantic.vector) if not order else []
     hits = [_hit(details[path], scores[path]) for path in order if path in details]
     return {
         "hits": hits,
-        "degraded": True,
-        "vectorCoverage": 0,
+        "degraded": semantic.degraded,
+        "vectorCoverage": semantic.coverage,
         "arms": arms,
         "entityScope": request.entity,
         "scopeEmpty": scope.narrowing and not hits,
@@ -107,7 +112,8 @@ def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     scope = _scope(store, request, "recall")
     query = parse_query(request.query)
     with fresh_index(store) as database:
-        fused, _ = fused_search(database, query, scope, pool=RECALL_CANDIDATES)
+        semantic = query_vector(database, request.query) if query.terms else SemanticSide(None, 0.0, True)
+        fused, _ = fused_search(database, query, scope, pool=RECALL_CANDIDATES, vector=semantic.vector)
         details = hydrate(database, [hit.path for hit in fused])
     ranked = [details[hit.path] for hit in fused if hit.path in details]
     arcs = [row for row in ranked if row["memory_type"] == "arc"]
@@ -119,9 +125,37 @@ def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
         "memories": memory_pack,
         "spentChars": arc_pack["spentChars"] + memory_pack["spentChars"],
         "truncated": bool(arc_pack["truncated"] or memory_pack["truncated"]),
-        "degraded": True,
-        "vectorCoverage": 0,
+        "degraded": semantic.degraded,
+        "vectorCoverage": semantic.coverage,
     }
+
+
+@dataclass(frozen=True)
+class SemanticSide:
+    """The vector side of one query: its vector (None: the arm sits out), the index's coverage, and
+    whether the answer is degraded (embeddings off, or too few memories embedded to trust the arm)."""
+
+    vector: QueryVector | None
+    coverage: float
+    degraded: bool
+
+
+def query_vector(database: Database, text: str) -> SemanticSide:
+    """Embed the query when the index's vectors can answer it; a space mismatch is refused."""
+    space = configured_space()
+    state = vector_state(database)
+    if space is None:
+        return SemanticSide(None, state.coverage if state.space else 0.0, True)
+    check_space(database, space)
+    coverage = state.coverage if state.space else (1.0 if state.texts == 0 else 0.0)
+    if coverage < VECTOR_COVERAGE_FLOOR or state.texts == 0:
+        return SemanticSide(None, coverage, coverage < VECTOR_COVERAGE_FLOOR)
+    embedder = configured_embedder()
+    assert embedder is not None
+    values = embedder.embed_query(text)
+    if not any(values):  # no known token: nothing for the arm to compare
+        return SemanticSide(None, coverage, False)
+    return SemanticSide(QueryVector(values, embedder.similarity_floor), coverage, False)
 
 
 def _fold(rows: list[dict[str, Any]], budget: int) -> dict[str, Any]:
@@ -172,11 +206,11 @@ def snippet(body_text: str) -> str:
 
 
 def _archived_hint(
-    database: Database, query: QueryTerms, scope: Scope, request: RetrievalRequest
+    database: Database, query: QueryTerms, scope: Scope, request: RetrievalRequest, vector: QueryVector | None
 ) -> list[dict[str, Any]]:
     if request.include_archived or request.as_of is not None:
         return []
-    paths = archived_matches(database, query, scope)[:ARM_LIMIT]
+    paths = archived_matches(database, query, scope, vector)[:ARM_LIMIT]
     details = hydrate(database, paths)
     return [
         {"path": path, "title": details[path]["title"], "supersededBy": details[path]["superseded_by"]}

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, vector_state
+from memhtml.operations.embedding import configured_space
 from memhtml.operations.indexing import fresh_index
 from memhtml.store.commit import head_sha
 from memhtml.store.repository import open_store
@@ -26,7 +28,9 @@ def status(root: Path) -> dict[str, Any]:
                    (SELECT head_sha FROM index_state), (SELECT count(*) FROM state.access)
             """
         )[0]
+        vectors = vector_state(database)
     dirty = dirty_paths(store)
+    configured = configured_space()
     return {
         "root": str(store.root),
         "headSha": head,
@@ -36,15 +40,16 @@ def status(root: Path) -> dict[str, Any]:
         "archivedCount": archived,
         "edges": edges,
         "derivedEdges": 0,
-        "chunks": 0,
-        "embeddings": 0,
+        "chunks": vectors.chunks,
+        "embeddings": vectors.embeddings,
         "traces": 0,
         "indexFresh": indexed_head == head,
         "indexHeadSha": indexed_head,
-        "embedModel": None,
-        "embedderUp": False,
-        "vectorCoverage": 0,
-        "vectorCoverageFloor": 0.95,
+        "embedModel": vectors.space or configured,
+        # Whether search can embed a query: a configured embedder whose space the index's vectors share.
+        "embedderUp": configured is not None and vectors.space in (None, configured),
+        "vectorCoverage": vectors.coverage,
+        "vectorCoverageFloor": VECTOR_COVERAGE_FLOOR,
         "hasState": accessed > 0,
         "lastSleep": None,
     }

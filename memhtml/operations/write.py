@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -26,6 +26,9 @@ from memhtml.operations.indexing import SessionLink, writable_index
 from memhtml.store.batch import OpOutcome, PlacedMemory, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
+
+if TYPE_CHECKING:
+    from memhtml.operations.nearduplicates import NearDuplicateReport
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class WriteReport:
     index_warning: dict[str, object] | None = None
     changed: tuple[str, ...] = ()
     conflicts: list[dict[str, Any]] | None = None  # None: not asked for (or the index was unreadable)
+    near_duplicates: NearDuplicateReport | None = None  # None: not asked for
 
     def as_data(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -93,6 +97,9 @@ class WriteReport:
             data["changed"] = list(self.changed)
         if self.conflicts is not None:
             data["conflicts"] = self.conflicts
+        if self.near_duplicates is not None:
+            data["nearDuplicates"] = self.near_duplicates.findings[0]
+            data["nearDuplicatesDegraded"] = self.near_duplicates.degraded
         if self.index_warning is not None:
             data["index"] = self.index_warning
         elif not self.index_synced:
@@ -204,7 +211,12 @@ def plan_write(request: WriteRequest, now: dt.datetime) -> PlannedOp:
 
 
 def write(
-    root: Path, request: WriteRequest, now: dt.datetime | None = None, *, detect_conflicts: bool = False
+    root: Path,
+    request: WriteRequest,
+    now: dt.datetime | None = None,
+    *,
+    detect_conflicts: bool = False,
+    detect_near_duplicates: bool = False,
 ) -> WriteReport:
     """Store one memory as one commit, or report the active memory that already says it (applying a
     changed semantic head to it: `updated`)."""
@@ -226,6 +238,14 @@ def write(
 
             claim = op_claim(request, planned.placed)
             candidates = stored_candidates(index.database, [claim]) if claim is not None else []
+        near = None
+        if detect_near_duplicates:
+            from memhtml.html.document import parse_memory
+            from memhtml.operations.nearduplicates import NearDuplicateText, find_near_duplicates
+
+            text = request.claim if request.claim is not None else parse_memory(planned.placed.file_text).gist
+            item = NearDuplicateText(text, request.memory_type, planned.placed.content_hash)
+            near = find_near_duplicates(index.database, [item])
         stored = store_batch(store, [planned], index.owners, lambda *_: message, instant=format_instant(moment))
         outcome: OpOutcome = stored.outcomes[0]
         if outcome.error is not None:
@@ -253,6 +273,7 @@ def write(
         index_warning=index_warning,
         changed=outcome.changed,
         conflicts=findings,
+        near_duplicates=near,
     )
 
 

@@ -157,6 +157,7 @@ def test_manifest_lists_exactly_the_commands_that_exist() -> None:
         "conflicts audit",
         "index rebuild",
         "index update",
+        "index embed",
         "index status",
         "status",
         "state export",

@@ -36,17 +36,17 @@ BUILT_COMMANDS = [
     "manifest", "help", "init", "write", "apply", "batch", "read", "search", "recall", "correct", "link",
     "neighbors", "resolve", "archive", "why", "reinforce", "list", "entity activity", "task add", "task status",
     "task list", "conflicts audit",
-    "index rebuild", "index update", "index status", "status", "state export", "state import",
+    "index rebuild", "index update", "index embed", "index status", "status", "state export", "state import",
 ]  # fmt: skip
 # Flags we add to the original's commands (documented in docs/compat.md).
 ADDED_FLAGS = {
-    "write": {"event-at", "detect-conflicts"},
+    "write": {"event-at", "detect-conflicts", "detect-near-duplicates"},
     "apply": {"dry-run"},
     "correct": {"tag", "entity", "importance", "confidence", "event-at"},
 }
 # Summaries reworded because our behaviour differs (relevance floor, read does not trip the
 # cooldown, DuckDB files instead of the original's index.db/state.db).
-REWORDED_SUMMARIES = {"search", "reinforce", "index rebuild", "state import"}
+REWORDED_SUMMARIES = {"search", "reinforce", "index rebuild", "index embed", "state import"}
 FLAG_KEY_ORDER = ["name", "type", "description", "values", "default", "required", "repeatable"]
 OUR_FLAG_KEYS = ["minimum", "maximum", "format"]
 
@@ -118,7 +118,7 @@ def test_write_flags_keep_the_original_names_types_and_vocabulary(manifest: dict
     assert list(by_name) == [
         "title", "claim", "body", "article-html", "type", "path", "strict-path", "workspace", "tag",
         "entity", "importance", "confidence", "event-at", "session-id", "prompt-id", "turn-uuid",
-        "detect-conflicts",
+        "detect-conflicts", "detect-near-duplicates",
     ]  # fmt: skip
     assert by_name["confidence"]["type"] == "string" and by_name["importance"]["type"] == "int"
     assert by_name["tag"]["repeatable"] is True  # the original forgot to say so
@@ -142,8 +142,10 @@ def test_config_and_guide(manifest: dict[str, Any]) -> None:
         "MEMHTML_ROOT",
         "MEMHTML_REFUSE_ENV_ROOT",
         "MEMHTML_OUTPUT",
+        "MEMHTML_EMBED",
     ]
     assert manifest["config"][0]["fallback"] == "~/memhtml"
+    assert manifest["config"][3]["fallback"] == "on"
     assert all(list(var) == ["name", "description", "fallback"] for var in manifest["config"])
     assert [topic["topic"] for topic in manifest["guide"]] == ["first-call", "write-surfaces", "authoring"]
     assert all(topic["body"] for topic in manifest["guide"])
@@ -254,9 +256,9 @@ def test_new_flags_publish_their_ranges_and_formats(manifest: dict[str, Any]) ->
     assert flags[("reinforce", "signal")]["values"] == ["positive", "negative", "neutral"]
     assert flags[("reinforce", "signal")]["default"] == "neutral"
     assert flags[("index rebuild", "embed")]["default"] is True
-    assert "change nothing" in flags[("index rebuild", "embed")]["description"]
+    assert "never re-embedded" in flags[("index rebuild", "embed")]["description"]
     assert flags[("index rebuild", "force")]["default"] is False
-    assert ("index embed", "dry-run") not in flags
+    assert flags[("index embed", "dry-run")]["default"] is False
 
 
 def test_every_command_has_an_example_that_names_it() -> None:
@@ -275,8 +277,8 @@ def test_every_command_has_an_example_that_names_it() -> None:
         ("neighbors", "memhtml neighbors <path> [flags]", []),
         ("reinforce", "memhtml reinforce <path>... [flags]", []),
         ("list", "memhtml list [flags]", []),
-        ("index rebuild", "memhtml index rebuild [flags]", ["index update", "index status"]),
-        ("index status", "memhtml index status [flags]", ["index rebuild", "index update"]),
+        ("index rebuild", "memhtml index rebuild [flags]", ["index update", "index embed", "index status"]),
+        ("index status", "memhtml index status [flags]", ["index rebuild", "index update", "index embed"]),
         ("state export", "memhtml state export [flags]", ["state import"]),
     ],
 )

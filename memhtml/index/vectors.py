@@ -1,0 +1,158 @@
+"""The embedding lane: which chunks lack a vector, embedding them, keeping vectors across renames and
+rebuilds, the index's vector space, and coverage.
+
+Vectors are keyed by content (`content_hash`, ordinal): a moved, archived or head-edited memory keeps
+its vectors, and a rebuild keeps every vector whose chunk still exists. The index holds one space at a
+time (`index_state.embed_model`); a different configured space is refused, never mixed, until a
+rebuild or `index embed` replaces the vectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Final
+
+from memhtml.contracts.errors import EmbedSpaceMismatch
+from memhtml.domain.chunking import chunk_text
+from memhtml.index.database import Database
+from memhtml.index.embedders import EMBED_SLICE, Embedder
+
+# Below this share of embedded memory texts the vector arm is dropped (the original's default).
+VECTOR_COVERAGE_FLOOR: Final[float] = 0.95
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class VectorState:
+    """The index's vector space and how much of the corpus it covers."""
+
+    space: str | None
+    texts: int  # distinct memory texts (content hashes) with a non-blank body
+    embedded_texts: int
+    chunks: int  # embedded chunks plus one per text still waiting (its chunk count is known once cut)
+    embeddings: int
+
+    @property
+    def coverage(self) -> float:
+        return 1.0 if self.texts == 0 else round(self.embedded_texts / self.texts, 4)
+
+    @property
+    def dims(self) -> int | None:
+        return int(self.space.rsplit("@", 1)[1]) if self.space and "@" in self.space else None
+
+
+def vector_state(database: Database) -> VectorState:
+    row = database.rows(
+        """
+        WITH texts AS (SELECT DISTINCT content_hash FROM files WHERE trim(body_text) <> ''),
+             embedded AS (SELECT content_hash, count(*) AS n FROM chunk_vectors GROUP BY content_hash)
+        SELECT (SELECT embed_model FROM index_state),
+               (SELECT count(*) FROM texts),
+               (SELECT count(*) FROM texts t JOIN embedded e USING (content_hash)),
+               (SELECT coalesce(sum(n), 0) FROM embedded)
+        """
+    )[0]
+    space, texts, embedded_texts, embeddings = row[0], int(row[1]), int(row[2]), int(row[3])
+    return VectorState(space, texts, embedded_texts, embeddings + (texts - embedded_texts), embeddings)
+
+
+def check_space(database: Database, space: str) -> None:
+    """Refuse a configured space that differs from the one the index's vectors are in."""
+    recorded = database.value("SELECT embed_model FROM index_state")
+    if recorded is not None and recorded != space and _has_vectors(database):
+        raise EmbedSpaceMismatch(
+            f"the index holds vectors of {recorded}, but the configured embedder is {space}; "
+            "vectors of two spaces are never mixed",
+            ["memhtml index embed", "memhtml index rebuild", f"MEMHTML_EMBED set back to the one that made {recorded}"],
+        )
+
+
+def pending_texts(database: Database, among: Collection[str] | None = None) -> list[tuple[str, str]]:
+    """(content_hash, body_text) of every memory text that has no vector yet, one per hash; `among`
+    narrows the search to the hashes a pass just projected, so a write costs what it wrote."""
+    if among is not None and not among:
+        return []
+    narrowed = "AND f.content_hash IN (SELECT unnest($among))" if among is not None else ""
+    rows = database.rows(
+        f"""
+        SELECT content_hash, any_value(body_text) FROM files f
+        WHERE trim(body_text) <> '' {narrowed}
+          AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.content_hash = f.content_hash)
+        GROUP BY content_hash ORDER BY content_hash
+        """,
+        {"among": sorted(among)} if among is not None else None,
+    )
+    return [(str(row[0]), str(row[1])) for row in rows]
+
+
+def embed_pending(
+    database: Database,
+    embedder: Embedder,
+    *,
+    among: Collection[str] | None = None,
+    replace_space: bool = False,
+    progress: Progress | None = None,
+) -> int:
+    """Embed every chunk that has no vector; returns how many vectors were written.
+
+    With `replace_space`, vectors of another space are dropped first (the remedy for a mismatch);
+    without it a mismatch is refused. Each slice commits on its own, so an interrupted pass keeps what
+    it wrote and the next one continues from there.
+    """
+    if replace_space:
+        recorded = database.value("SELECT embed_model FROM index_state")
+        if recorded is not None and recorded != embedder.space:
+            with database.transaction():
+                database.run("DELETE FROM chunk_vectors")
+                database.run("UPDATE index_state SET embed_model = NULL, embed_dim = NULL WHERE id = 1")
+            among = None  # every text is pending in the new space
+    check_space(database, embedder.space)
+    pending = pending_texts(database, among)
+    if not pending:
+        _record_space(database, embedder)
+        return 0
+    written = 0
+    for start in range(0, len(pending), EMBED_SLICE):
+        hashes: list[str] = []
+        ordinals: list[int] = []
+        chunks: list[str] = []
+        for content_hash, body_text in pending[start : start + EMBED_SLICE]:
+            for ordinal, chunk in enumerate(chunk_text(body_text)):
+                hashes.append(content_hash)
+                ordinals.append(ordinal)
+                chunks.append(chunk)
+        vectors = embedder.embed_documents(chunks)
+        with database.transaction():
+            database.insert_vectors(hashes, ordinals, [len(chunk) for chunk in chunks], vectors)
+            _record_space(database, embedder)
+        written += len(chunks)
+        if progress is not None:
+            progress(min(start + EMBED_SLICE, len(pending)), len(pending))
+    return written
+
+
+def prune_vectors(database: Database) -> int:
+    """Drop vectors whose text no memory has any more (its file removed or its article changed)."""
+    orphans = int(
+        database.value(
+            "SELECT count(*) FROM chunk_vectors v WHERE NOT EXISTS "
+            "(SELECT 1 FROM files f WHERE f.content_hash = v.content_hash)"
+        )
+    )
+    if orphans:
+        database.run("DELETE FROM chunk_vectors WHERE content_hash NOT IN (SELECT DISTINCT content_hash FROM files)")
+    return orphans
+
+
+def _record_space(database: Database, embedder: Embedder) -> None:
+    database.run(
+        "UPDATE index_state SET embed_model = $space, embed_dim = $dims "
+        "WHERE id = 1 AND embed_model IS DISTINCT FROM $space",
+        {"space": embedder.space, "dims": int(embedder.space.rsplit("@", 1)[1])},
+    )
+
+
+def _has_vectors(database: Database) -> bool:
+    return bool(database.value("SELECT EXISTS (SELECT 1 FROM chunk_vectors)"))

@@ -1,0 +1,122 @@
+"""The embedder this process uses, and embedding after an index pass: what every command that moves
+the index does to keep vectors in step, and the `index embed` use case.
+
+The embedder is loaded at most once per process (a server answers many requests with one model) and
+only when there is something to embed or a query to embed. An embedding failure after a commit is a
+warning on an answer that still reports success: the commit landed and the lexical index is whole.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memhtml.contracts.errors import EmbedSpaceMismatch, MemhtmlError, ModelUnavailable
+from memhtml.index.database import Database, open_database
+from memhtml.index.embedders import Embedder, load_embedder, space_of
+from memhtml.index.vectors import (
+    VECTOR_COVERAGE_FLOOR,
+    check_space,
+    embed_pending,
+    pending_texts,
+    prune_vectors,
+    vector_state,
+)
+from memhtml.operations.config import load_config
+
+_loaded: dict[str, Embedder | None] = {}
+_loading = threading.Lock()
+
+
+def embed_setting() -> str:
+    return load_config().embed_setting()
+
+
+def configured_space() -> str | None:
+    """The space the configured embedder writes (`None` when embeddings are off), without loading it."""
+    return space_of(embed_setting())
+
+
+def configured_embedder() -> Embedder | None:
+    """The configured embedder, loaded once per process; `None` when embeddings are off."""
+    setting = embed_setting()
+    with _loading:
+        if setting not in _loaded:
+            _loaded[setting] = load_embedder(setting)
+        return _loaded[setting]
+
+
+@dataclass(frozen=True)
+class EmbedOutcome:
+    written: int
+    warning: dict[str, Any] | None = None
+
+
+def embed_after_pass(database: Database, among: Collection[str] | None) -> EmbedOutcome:
+    """Embed the texts a pass projected (`among`; `None`: every text without a vector). Never raises for
+    a model or space problem: the pass that precedes it has landed, so that becomes a warning."""
+    space = configured_space()
+    if space is None:
+        return EmbedOutcome(0)
+    try:
+        check_space(database, space)
+        if not pending_texts(database, among):
+            return EmbedOutcome(0)
+        embedder = configured_embedder()
+        if embedder is None:
+            return EmbedOutcome(0)
+        return EmbedOutcome(embed_pending(database, embedder, among=among))
+    except (EmbedSpaceMismatch, ModelUnavailable) as error:
+        return EmbedOutcome(0, _embedding_warning(error))
+
+
+def _embedding_warning(error: MemhtmlError) -> dict[str, Any]:
+    return {
+        "ok": False,
+        "warning": f"indexed, but not embedded ({error.message}); search runs without those vectors",
+        "remedy": error.suggestions[0] if error.suggestions else "memhtml index embed",
+    }
+
+
+def embed_index(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
+    """`index embed`: give every chunk without a vector one; a different configured space replaces the
+    index's vectors (the remedy for a mismatch), never mixes with them."""
+    from memhtml.operations.indexing import catch_up
+    from memhtml.store.gitread import GitCorpusReader
+    from memhtml.store.repository import open_store
+
+    store = open_store(root)
+    with open_database(store.root) as database:
+        report = catch_up(database, GitCorpusReader(store.root), embed=False)
+        before = vector_state(database)
+        space = configured_space()
+        if space is None:
+            raise ModelUnavailable(
+                "embeddings are off (MEMHTML_EMBED=off): there is no embedder to fill vectors with",
+                ["unset MEMHTML_EMBED (the shipped static model)", "MEMHTML_EMBED=hash"],
+            )
+        replacing = before.space is not None and before.space != space and before.embeddings > 0
+        written = 0
+        if not dry_run:
+            embedder = configured_embedder()
+            assert embedder is not None
+            prune_vectors(database)
+            written = embed_pending(database, embedder, replace_space=True)
+        after = vector_state(database)
+    remaining = after.texts - after.embedded_texts if not dry_run or not replacing else after.texts
+    return {
+        "mode": "embed",
+        "headSha": report.head_sha,
+        "dryRun": dry_run,
+        "embedModel": space,
+        "replacedEmbedModel": before.space if replacing else None,
+        "chunks": after.chunks,
+        "embeddings": after.embeddings,
+        "embeddingsWritten": written,
+        "embeddingsRemaining": remaining,
+        "vectorCoverage": after.coverage if not (dry_run and replacing) else 0.0,
+        "vectorCoverageFloor": VECTOR_COVERAGE_FLOOR,
+    }
