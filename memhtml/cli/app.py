@@ -26,6 +26,8 @@ app.add_typer(entity_app, name="entity")
 conflicts_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(conflicts_app, name="conflicts")
 app.add_typer(state_app, name="state")
+eval_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.add_typer(eval_app, name="eval")
 
 
 # Options several write doors share, declared once.
@@ -587,3 +589,24 @@ def state_import_command(context: typer.Context) -> None:
     door = _door(context)
     assert door.root is not None
     door.answer("state.import", import_state(door.root))
+
+
+@eval_app.command("discriminate")
+def eval_discriminate_command(
+    context: typer.Context,
+    mode: Annotated[str, typer.Option("--mode")] = "fake",
+    seed: Annotated[int, typer.Option("--seed")] = 20260802,
+    now: Annotated[int | None, typer.Option("--now")] = None,
+    size: Annotated[int, typer.Option("--size")] = 200,
+    probes: Annotated[int, typer.Option("--probes")] = 36,
+    mrr_floor: Annotated[str, typer.Option("--mrr-floor")] = "0.85",
+) -> None:
+    """Run the retrieval gate on a generated store (never opens a repo)."""
+    import datetime as dt
+
+    from memhtml.operations.discriminate import discriminate
+
+    door = _door(context)
+    instant = dt.datetime.fromtimestamp(now / 1000, dt.UTC) if now is not None else None
+    data = discriminate(mode=mode, seed=seed, size=size, probes=probes, mrr_floor=float(mrr_floor), now=instant)
+    door.answer("eval.discrimination", data)

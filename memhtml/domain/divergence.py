@@ -42,6 +42,7 @@ VARIANT_QUALIFIERS: Final[frozenset[str]] = frozenset(
     {"pro", "max", "beta", "alpha", "rc", "preview", "legacy", "deprecated", "experimental"}
 )
 _CONTRACTIONS: Final[tuple[tuple[str, str], ...]] = (
+    ("cannot", "can not"),
     ("can't", "can not"),
     ("won't", "will not"),
     ("shan't", "shall not"),

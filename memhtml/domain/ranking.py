@@ -25,6 +25,9 @@ WEIGHT_SALIENCE: Final = 0.4
 ARM_WEIGHTS: Final[Mapping[str, float]] = MappingProxyType(
     {"fts": WEIGHT_FTS, "vector": WEIGHT_VECTOR, "recency": WEIGHT_RECENCY, "salience": WEIGHT_SALIENCE}
 )
+# Cosines closer than this are one rank in the vector arm: every embedder rates a fact and its
+# negated, renumbered or qualified twin within a few hundredths, so such a gap is not evidence.
+VECTOR_RANK_TOLERANCE: Final = 0.02
 # Candidates each arm keeps before fusion.
 ARM_LIMIT: Final = 40
 # MMR trades relevance (lambda) against similarity to what is already picked (1 - lambda).

@@ -18,6 +18,7 @@ from memhtml.domain.ranking import (
     BM25_B,
     BM25_K1,
     RRF_K,
+    VECTOR_RANK_TOLERANCE,
     WEIGHT_FTS,
     WEIGHT_RECENCY,
     WEIGHT_SALIENCE,
@@ -102,20 +103,23 @@ def fused_search(
           AND (needed.k = $term_count OR c.bm25 >= {LEXICAL_FLOOR_RATIO} * (SELECT max(bm25) FROM candidates))
     ),{similar}
     matches AS ({relevant}),
+    -- Recency and salience reorder the lexical matches when there are any: memories that are only
+    -- similar must not sit between a fact and its wrong twin and let a reorder arm pull them apart.
+    reordered AS (SELECT * FROM matches WHERE bm25 IS NOT NULL OR NOT EXISTS (SELECT 1 FROM lexical)),
     salience_scores AS (
         SELECT m.path,
                exp(-0.01 * greatest(epoch(now()) - epoch(coalesce(try_cast(a.last_accessed_at AS TIMESTAMPTZ),
                                                                   try_cast(m.updated_at AS TIMESTAMPTZ))), 0) / 3600)
                + ln(1 + coalesce(a.access_count, 0)) + greatest(coalesce(a.outcome_score, 0), 0) AS salience
-        FROM matches m LEFT JOIN state.access a ON a.path = m.path
+        FROM reordered m LEFT JOIN state.access a ON a.path = m.path
         WHERE m.memory_type <> 'task' AND m.path NOT LIKE 'resources/people/%'
     ),
     fts AS (
         SELECT path, rank() OVER (ORDER BY bm25 DESC) AS r FROM lexical ORDER BY bm25 DESC, path LIMIT $arm_limit
     ),{vector_arm}
     recency AS (
-        SELECT path, rank() OVER (ORDER BY recency_key DESC) AS r FROM matches
-        WHERE (SELECT count(DISTINCT recency_key) FROM matches) > 1
+        SELECT path, rank() OVER (ORDER BY recency_key DESC) AS r FROM reordered
+        WHERE (SELECT count(DISTINCT recency_key) FROM reordered) > 1
         ORDER BY recency_key DESC, path LIMIT $arm_limit
     ),
     salience AS (
@@ -164,11 +168,15 @@ def _vector_parts(with_vector: bool, where: str, phrase_filter: str) -> tuple[st
         SELECT s.path, s.memory_type, s.updated_at, s.recency_key, NULL FROM similar_enough s
         WHERE s.path NOT IN (SELECT path FROM lexical)
     """
-    vector_arm = """
+    vector_arm = f"""
+    relevant_similarity AS (SELECT s.path, s.cosine FROM similarity s JOIN matches m ON m.path = s.path),
+    -- A memory is outranked only by those clearly more similar: cosines within the tolerance are the
+    -- same evidence (a fact and its negated or qualified twin differ by less), so they share a rank.
+    -- Tied ranks vote equally and reorder nothing, and a memory found by meaning alone needs this vote.
     vector_ranks AS (
-        SELECT s.path, rank() OVER (ORDER BY s.cosine DESC) AS r
-        FROM similarity s JOIN matches m ON m.path = s.path
-        WHERE (SELECT count(DISTINCT round(s2.cosine, 6)) FROM similarity s2 JOIN matches m2 ON m2.path = s2.path) > 1
+        SELECT s.path,
+               1 + (SELECT count(*) FROM relevant_similarity o WHERE o.cosine > s.cosine + {VECTOR_RANK_TOLERANCE}) AS r
+        FROM relevant_similarity s
         ORDER BY s.cosine DESC, s.path LIMIT $arm_limit
     ),"""
     vector_vote = f"\n        UNION ALL SELECT path, 'vector', r, {WEIGHT_VECTOR} FROM vector_ranks"

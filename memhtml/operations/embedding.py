@@ -9,14 +9,15 @@ warning on an answer that still reports success: the commit landed and the lexic
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memhtml.contracts.errors import EmbedSpaceMismatch, MemhtmlError, ModelUnavailable
 from memhtml.index.database import Database, open_database
-from memhtml.index.embedders import Embedder, load_embedder, space_of
+from memhtml.index.embedders import Embedder, checked_setting, load_embedder, space_of
 from memhtml.index.vectors import (
     VECTOR_COVERAGE_FLOOR,
     check_space,
@@ -29,10 +30,22 @@ from memhtml.operations.config import load_config
 
 _loaded: dict[str, Embedder | None] = {}
 _loading = threading.Lock()
+# A harness that chooses its embedder itself (the discrimination gate) overrides the environment.
+_override: list[str] = []
 
 
 def embed_setting() -> str:
-    return load_config().embed_setting()
+    return _override[-1] if _override else load_config().embed_setting()
+
+
+@contextmanager
+def embedding_override(setting: str) -> Iterator[None]:
+    """Use `setting` instead of MEMHTML_EMBED inside this block (in this process)."""
+    _override.append(checked_setting(setting))
+    try:
+        yield
+    finally:
+        _override.pop()
 
 
 def configured_space() -> str | None:

@@ -17,7 +17,7 @@ from memhtml.contracts.errors import EmbedSpaceMismatch, ModelUnavailable
 from memhtml.domain.divergence import diverges
 from memhtml.index.database import Database
 from memhtml.index.similarity import Neighbour, earlier_neighbours, stored_neighbours
-from memhtml.index.vectors import check_space
+from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, check_space, vector_state
 from memhtml.operations.embedding import configured_embedder
 
 NEAR_DUPLICATE_THRESHOLD: Final[float] = 0.92
@@ -54,6 +54,8 @@ def find_near_duplicates(database: Database | None, items: Sequence[NearDuplicat
         check_space(database, embedder.space)
     except (EmbedSpaceMismatch, ModelUnavailable):
         return unchecked
+    if vector_state(database).coverage < VECTOR_COVERAGE_FLOOR:
+        return unchecked  # too many memories without a vector: "none found" would not be true
     positions = [
         index for index, item in enumerate(items) if item is not None and item.memory_type not in ("task", "arc")
     ]

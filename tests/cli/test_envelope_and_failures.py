@@ -160,6 +160,7 @@ def test_manifest_lists_exactly_the_commands_that_exist() -> None:
         "index embed",
         "index status",
         "status",
+        "eval discriminate",
         "state export",
         "state import",
     ]
