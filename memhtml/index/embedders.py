@@ -35,6 +35,8 @@ HASH_SPACE: Final[str] = f"fake-hash@{HASH_DIMS}"
 STATIC_SPACE: Final[str] = "minilm-l6-v2-static@256"
 MINILM_SPACE: Final[str] = "all-MiniLM-L6-v2@384"
 _HASH_TOKEN: Final = re.compile(r"[a-z0-9]+")
+# Up to this many texts (a write, a query) are embedded without NumPy, whose import costs more than they do.
+FEW_TEXTS: Final[int] = 16
 # Texts embedded per call of a bulk pass: bounds memory for 100k memories, large enough to batch well.
 EMBED_SLICE: Final[int] = 2048
 
@@ -102,10 +104,12 @@ class ShippedStaticEmbedder:
         return STATIC_SIMILARITY_FLOOR
 
     def embed_documents(self, texts: Sequence[str]) -> VectorRows:
+        if len(texts) <= FEW_TEXTS:
+            return [self._model.embed_one(text) for text in texts]
         return cast("VectorRows", self._model.embed(texts))
 
     def embed_query(self, text: str) -> list[float]:
-        return [float(value) for value in self._model.embed([text])[0]]
+        return self._model.embed_one(text)
 
 
 # Measured on the paraphrase fixture of tests/operations/test_semantic_search.py: paraphrased

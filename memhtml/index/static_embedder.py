@@ -16,15 +16,21 @@ A text is embedded exactly as model2vec's `StaticModel.encode` embeds it with th
 3. drop every unknown token (after truncation, as model2vec does);
 4. average the rows of the remaining ids and L2-normalize; a text with no token left is a zero row.
 
-NumPy and tokenizers are imported when a model is loaded, never at module import, so importing this
-module costs nothing. Texts are embedded in slices of `TEXTS_PER_SLICE`, so memory stays flat however
-many texts one call is given (only the answer grows with them).
+tokenizers is imported when a model is loaded and NumPy only when many texts are embedded at once: a
+single query reads its few token rows from the memory-mapped file with `struct` (`embed_one`), because
+importing NumPy would cost a CLI search more than everything else it does. Many texts are embedded in
+slices of `TEXTS_PER_SLICE`, so memory stays flat however many one call is given (only the answer
+grows with them).
 """
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
+import math
+import mmap
+import struct
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -55,15 +61,16 @@ class StaticEmbedder:
         self,
         *,
         space: str,
-        vectors: NDArray[np.floating[Any]],
+        matrix: NpyMatrix,
         tokenizer: Tokenizer,
         unk_token_id: int | None,
         max_tokens_per_text: int | None,
         max_chars_per_text: int | None,
     ) -> None:
         self.space = space
-        self.dims = int(vectors.shape[1])
-        self._vectors = vectors
+        self.dims = matrix.columns
+        self._matrix = matrix
+        self._vectors: NDArray[np.floating[Any]] | None = None
         self._unk_token_id = unk_token_id
         self._max_chars = max_chars_per_text
         tokenizer.no_padding()
@@ -72,6 +79,21 @@ class StaticEmbedder:
         else:
             tokenizer.enable_truncation(max_tokens_per_text)
         self._tokenizer = tokenizer
+
+    def embed_one(self, text: str) -> list[float]:
+        """One text's unit vector (or zeros) without NumPy: its few token rows are read straight from the
+        file. A query in a CLI process is the common case, and importing NumPy would cost more than
+        everything else that search does."""
+        limit = self._max_chars
+        ids = self._tokenizer.encode(text[:limit] if limit is not None else text, add_special_tokens=False).ids
+        total = [0.0] * self.dims
+        for token_id in ids:
+            if token_id == self._unk_token_id:
+                continue
+            for column, value in enumerate(self._matrix.row(token_id)):
+                total[column] += value
+        norm = math.sqrt(math.fsum(value * value for value in total))
+        return [value / norm for value in total] if norm > 0 else total
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One row per text, `[len(texts), dims]` float32, each of unit length or all zeros (a text
@@ -109,10 +131,58 @@ class StaticEmbedder:
         # Each distinct token of the slice is read and widened to float32 once (widening float16 is
         # the costly step; a slice repeats its tokens many times over).
         distinct, positions = np.unique(ids, return_inverse=True)
-        rows = self._vectors[distinct].astype(np.float32)
+        rows = self._numpy_vectors()[distinct].astype(np.float32)
         for index, text_positions in enumerate(np.split(positions, np.cumsum(lengths)[:-1])):
             if text_positions.size:
                 out[index] = rows[text_positions].sum(axis=0)
+
+    def _numpy_vectors(self) -> NDArray[np.floating[Any]]:
+        """The whole matrix, memory-mapped, for bulk embedding (NumPy is imported on first use)."""
+        if self._vectors is None:
+            import numpy as np
+
+            self._vectors = np.load(self._matrix.path, mmap_mode="r", allow_pickle=False)
+        return self._vectors
+
+
+class NpyMatrix:
+    """A 2-D little-endian float16/float32 `.npy` file read row by row through `mmap`, without NumPy."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        with path.open("rb") as handle:
+            prefix = handle.read(10)
+            if prefix[:6] != b"\x93NUMPY":
+                raise ValueError(f"{path} is not a .npy file")
+            major = prefix[6]
+            if major == 1:
+                header_length = struct.unpack("<H", prefix[8:10])[0]
+                header_start = 10
+            else:
+                handle.seek(8)
+                header_length = struct.unpack("<I", handle.read(4))[0]
+                header_start = 12
+            handle.seek(header_start)
+            header = ast.literal_eval(handle.read(header_length).decode("latin-1"))
+        descr, shape = header.get("descr"), header.get("shape")
+        if descr not in _ROW_FORMATS or header.get("fortran_order") or not isinstance(shape, tuple) or len(shape) != 2:
+            raise ValueError(f"{path} holds a {descr} array of shape {shape}, not a C-order float16/float32 matrix")
+        self.rows, self.columns = int(shape[0]), int(shape[1])
+        self._format = struct.Struct(f"<{self.columns}{_ROW_FORMATS[descr]}")
+        self._data_offset = header_start + header_length
+        expected = self._data_offset + self.rows * self._format.size
+        if path.stat().st_size != expected:
+            raise ValueError(f"{path} is {path.stat().st_size} bytes, its header promises {expected}")
+        self._map: mmap.mmap | None = None
+
+    def row(self, index: int) -> tuple[float, ...]:
+        if self._map is None:
+            with self.path.open("rb") as handle:
+                self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        return self._format.unpack_from(self._map, self._data_offset + index * self._format.size)
+
+
+_ROW_FORMATS: Final[dict[str, str]] = {"<f2": "e", "<f4": "f"}
 
 
 def load_static_embedder(directory: Path = MODEL_DIRECTORY) -> StaticEmbedder:
@@ -120,25 +190,20 @@ def load_static_embedder(directory: Path = MODEL_DIRECTORY) -> StaticEmbedder:
 
     Raises FileNotFoundError when one of its files is missing and ValueError, naming the file, when a
     file is unreadable or disagrees with `model.json` (dims, vocabulary size)."""
-    import numpy as np
     from tokenizers import Tokenizer
 
     facts = _read_facts(_existing(directory / MODEL_FILENAME))
     vectors_path = _existing(directory / VECTORS_FILENAME)
     tokenizer_path = _existing(directory / TOKENIZER_FILENAME)
     try:
-        vectors = np.load(vectors_path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError) as error:
+        matrix = NpyMatrix(vectors_path)
+    except (OSError, SyntaxError, ValueError) as error:
         raise ValueError(f"{vectors_path} is not a readable .npy matrix: {error}") from error
     dims, vocab_size = facts["dims"], facts["vocab_size"]
-    if vectors.ndim != 2 or vectors.dtype.kind != "f":
-        raise ValueError(f"{vectors_path} holds a {vectors.dtype} array of shape {vectors.shape}, not a float matrix")
-    if vectors.shape[1] != dims:
-        raise ValueError(f"{vectors_path} has {vectors.shape[1]} columns but {MODEL_FILENAME} says dims={dims}")
-    if vectors.shape[0] != vocab_size:
-        raise ValueError(
-            f"{vectors_path} has {vectors.shape[0]} rows but {MODEL_FILENAME} says vocab_size={vocab_size}"
-        )
+    if matrix.columns != dims:
+        raise ValueError(f"{vectors_path} has {matrix.columns} columns but {MODEL_FILENAME} says dims={dims}")
+    if matrix.rows != vocab_size:
+        raise ValueError(f"{vectors_path} has {matrix.rows} rows but {MODEL_FILENAME} says vocab_size={vocab_size}")
     try:
         tokenizer = Tokenizer.from_file(str(tokenizer_path))
     except Exception as error:  # tokenizers raises a bare Exception for a malformed file
@@ -152,7 +217,7 @@ def load_static_embedder(directory: Path = MODEL_DIRECTORY) -> StaticEmbedder:
         raise ValueError(f"{directory / MODEL_FILENAME}: unk_token_id={unk_token_id} is outside the vocabulary")
     return StaticEmbedder(
         space=facts["space"],
-        vectors=vectors,
+        matrix=matrix,
         tokenizer=tokenizer,
         unk_token_id=unk_token_id,
         max_tokens_per_text=facts["max_tokens_per_text"],

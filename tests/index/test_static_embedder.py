@@ -238,3 +238,19 @@ def test_a_matrix_that_is_not_a_float_matrix_is_refused(tmp_path: Path) -> None:
     np.save(directory / "vectors.npy", np.zeros(256, dtype=np.float16))
     with pytest.raises(ValueError, match=re.escape("vectors.npy")):
         load_static_embedder(directory)
+
+
+def test_one_text_without_numpy_matches_the_batch_path() -> None:
+    # The query path reads token rows with struct; the bulk path widens them with NumPy: one model.
+    model = load_static_embedder()
+    reference = json.loads((MODEL_DIRECTORY / "reference_vectors.json").read_text(encoding="utf-8"))
+    texts = [item["text"] for item in reference["sentences"]]
+    batch = model.embed(texts)
+    for text, row in zip(texts, batch, strict=True):
+        single = model.embed_one(text)
+        assert len(single) == model.dims
+        if not any(row):
+            assert not any(single), text
+            continue
+        cosine = sum(a * float(b) for a, b in zip(single, row, strict=True))
+        assert cosine >= 0.99999, text
