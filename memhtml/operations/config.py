@@ -6,7 +6,8 @@ Everything else receives a `Config` value, so tests and servers can state config
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -44,3 +45,28 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         force_json=source.get("MEMHTML_OUTPUT", "").strip().lower() == "json",
         embed_value=source.get("MEMHTML_EMBED"),
     )
+
+
+@contextmanager
+def isolated_git(name: str, email: str) -> Iterator[None]:
+    """Git children started inside this block use a fixed identity and no global or system
+    configuration: a store the process makes for itself (the discrimination gate's) must not depend on
+    the caller's signing, hooks or identity."""
+    isolation = {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    saved = {key: os.environ.get(key) for key in isolation}
+    os.environ.update(isolation)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

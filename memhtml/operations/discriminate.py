@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -31,21 +28,12 @@ from memhtml.domain.discrimination import (
 )
 from memhtml.index.database import open_database
 from memhtml.operations.apply import ApplyOptions, apply
+from memhtml.operations.config import isolated_git
 from memhtml.operations.embedding import embedding_override
 from memhtml.operations.init import init
 from memhtml.operations.retrieval import RetrievalRequest, search
 
 MODES: Final[dict[str, str]] = {"fake": "hash", "live": "on"}
-# The fixture store's commits must not depend on the caller's git configuration (signing, hooks,
-# identity): a fixed identity and no global or system configuration.
-_GIT_ENVIRONMENT: Final[dict[str, str]] = {
-    "GIT_AUTHOR_NAME": "memhtml eval",
-    "GIT_AUTHOR_EMAIL": "eval@memhtml.invalid",
-    "GIT_COMMITTER_NAME": "memhtml eval",
-    "GIT_COMMITTER_EMAIL": "eval@memhtml.invalid",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 def discriminate(
@@ -54,7 +42,10 @@ def discriminate(
     """Run the gate; the `eval.discrimination` data, or `DiscriminationFailed` carrying it."""
     started = time.perf_counter()
     fixture = build_fixture(seed, size, probes, now)
-    with _isolated_git(), tempfile.TemporaryDirectory(prefix="memhtml-eval-") as directory:
+    with (
+        isolated_git("memhtml eval", "eval@memhtml.invalid"),
+        tempfile.TemporaryDirectory(prefix="memhtml-eval-") as directory,
+    ):
         root = Path(directory) / "store"
         with embedding_override(MODES[mode]):
             init(root)
@@ -171,17 +162,3 @@ def _report(gate: GateResult, *, mode: str, seed: int, space: str | None, second
         ],
         "seconds": round(seconds, 2),
     }
-
-
-@contextmanager
-def _isolated_git() -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in _GIT_ENVIRONMENT}
-    os.environ.update(_GIT_ENVIRONMENT)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value

@@ -30,7 +30,7 @@ from memhtml.operations.config import load_config
 
 _loaded: dict[str, Embedder | None] = {}
 _loading = threading.Lock()
-# A harness that chooses its embedder itself (the discrimination gate) overrides the environment.
+# A harness that chooses its embedder itself (the discrimination gate) overrides MEMHTML_EMBED.
 _override: list[str] = []
 
 
