@@ -28,6 +28,8 @@ app.add_typer(conflicts_app, name="conflicts")
 app.add_typer(state_app, name="state")
 eval_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(eval_app, name="eval")
+serve_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.add_typer(serve_app, name="serve")
 
 
 # Options several write doors share, declared once.
@@ -174,12 +176,9 @@ def status_command(context: typer.Context) -> None:
 
 
 def _facets(values: list[str] | None) -> list[tuple[str, str]]:
-    """`name=value` pairs (the grammar already refused any other shape); whitespace collapsed."""
-    pairs = []
-    for value in values or []:
-        name, _, text = value.partition("=")
-        pairs.append((name.strip(), " ".join(text.split())))
-    return pairs
+    from memhtml.operations.retrieval import facet_pairs
+
+    return facet_pairs(values or [])
 
 
 # The scope options search and recall share, declared once.
@@ -610,3 +609,14 @@ def eval_discriminate_command(
     instant = dt.datetime.fromtimestamp(now / 1000, dt.UTC) if now is not None else None
     data = discriminate(mode=mode, seed=seed, size=size, probes=probes, mrr_floor=float(mrr_floor), now=instant)
     door.answer("eval.discrimination", data)
+
+
+@serve_app.command("mcp")
+def serve_mcp_command(context: typer.Context) -> None:
+    """Serve the repo over MCP on stdin/stdout until the client closes stdin."""
+    from memhtml.mcp.server import serve
+
+    door = _door(context)
+    assert door.root is not None
+    serve(door.root)  # the server owns stdin and stdout until the session ends
+    door.answer("serve.exit", {"server": "memhtml-mcp", "exitCode": 0, "signal": None})

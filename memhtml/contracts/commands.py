@@ -534,6 +534,17 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         examples=("memhtml state import",),
         opens_repo=True,
     ),
+    CommandSpec(
+        name="serve mcp",
+        summary="Run the `memhtml-mcp` stdio server over this repo: 16 tools (the original's 13 memory "
+        "tools plus task_add, task_status, task_list) and 2 resource templates, answering exactly as the "
+        "CLI does.",
+        args=(),
+        flags=(),
+        response_types=("serve.exit",),
+        examples=("memhtml serve mcp --repo ~/memhtml",),
+        opens_repo=True,
+    ),
 )
 
 COMMANDS_BY_NAME: Final[dict[str, CommandSpec]] = {command.name: command for command in COMMANDS}
@@ -681,7 +692,6 @@ NOT_YET_BUILT: Final[tuple[str, ...]] = (
     "doctor",
     "exec",
     "agents-doc",
-    "serve mcp",
     "integrations install",
     "integrations uninstall",
     "integrations list",

@@ -1,14 +1,19 @@
-"""The `read` use case: one memory's metas, links, article and format warnings, confined to the corpus."""
+"""The `read` use case: one memory's metas, links, article and format warnings, confined to the corpus;
+and the pinned read of a memory as a commit holds it (a citation that cannot move)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Final
 
-from memhtml.contracts.errors import InvalidMemory, PathNotFound
+from memhtml.contracts.errors import InvalidMemory, PathNotFound, UsageError
 from memhtml.contracts.paths import confine_memory_path, is_archived_path
 from memhtml.html.document import ParsedMemory, parse_memory
 from memhtml.html.validate import check_memory
 from memhtml.operations.indexing import record_access
+from memhtml.store.gitread import GitCorpusReader
+from memhtml.store.history import read_versions
 from memhtml.store.repository import open_store
 
 # Only commands that exist are suggested; `resolve` and `search` join once they are built.
@@ -86,3 +91,31 @@ def memory_detail(path: str, memory: ParsedMemory, warnings: list[str]) -> dict[
         "archived": is_archived_path(path),
         "warnings": list(warnings),
     }
+
+
+# A commit is named by its hex object name only: a branch or `HEAD` moves, and a pinned citation must not.
+PINNED_COMMIT: Final = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+def read_at(root: Path, commit: str, raw_path: str) -> dict[str, object]:
+    """The `memory.detail` data of `raw_path` in `commit`, plus the full `commit` sha it was read from."""
+    if not PINNED_COMMIT.match(commit):
+        raise UsageError(
+            "ERR_INVALID_FLAG",
+            f"read: `{commit}` is not a commit sha: a pinned read names 7 to 64 lowercase hex digits, "
+            "never HEAD or a branch, because those move",
+            ["memory_resolve <path> (its pinned_uri names the commit)", "git log --oneline"],
+        )
+    path = confine_memory_path(raw_path, "read")
+    store = open_store(root)
+    resolved = GitCorpusReader(store.root).resolve_commit(commit)
+    if resolved is None:
+        raise PathNotFound(f"no commit {commit} in this store", ["git log --oneline", "memory_resolve <path>"])
+    sha = resolved[0]
+    text = read_versions(store, [(sha, path)]).get((sha, path))
+    if text is None:
+        raise PathNotFound(f"no memory at {path} in commit {sha}", [f"git log --oneline -- {path}"])
+    check = check_memory(text)
+    if check.violations:
+        raise InvalidMemory("invalid memory: " + "; ".join(check.violations), ["memhtml manifest"])
+    return {**memory_detail(path, parse_memory(text), check.warnings), "commit": sha}

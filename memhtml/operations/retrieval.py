@@ -45,6 +45,16 @@ class RetrievalRequest:
     budget: int = 16000
 
 
+def facet_pairs(values: Sequence[str]) -> list[tuple[str, str]]:
+    """`name=value` pairs (the door already refused any other shape), whitespace collapsed: how every
+    door reads `--facet` / `facets`."""
+    pairs = []
+    for value in values:
+        name, _, text = value.partition("=")
+        pairs.append((name.strip(), " ".join(text.split())))
+    return pairs
+
+
 def resolve_as_of(store: Store, as_of: str | None, command: str) -> AsOfValidity | AsOfCommit | None:
     """A date or instant is event time; anything else names a commit (transaction time)."""
     if as_of is None:

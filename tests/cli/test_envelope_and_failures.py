@@ -163,6 +163,7 @@ def test_manifest_lists_exactly_the_commands_that_exist() -> None:
         "eval discriminate",
         "state export",
         "state import",
+        "serve mcp",
     ]
     bare = run_cli()
     assert bare.data == answer.data

@@ -36,7 +36,7 @@ BUILT_COMMANDS = [
     "manifest", "help", "init", "write", "apply", "batch", "read", "search", "recall", "correct", "link",
     "neighbors", "resolve", "archive", "why", "reinforce", "list", "entity activity", "task add", "task status",
     "task list", "conflicts audit",
-    "index rebuild", "index update", "index embed", "index status", "status", "eval discriminate", "state export", "state import",
+    "index rebuild", "index update", "index embed", "index status", "status", "eval discriminate", "state export", "state import", "serve mcp",
 ]  # fmt: skip
 # Flags we add to the original's commands (documented in docs/compat.md).
 ADDED_FLAGS = {
@@ -46,7 +46,7 @@ ADDED_FLAGS = {
 }
 # Summaries reworded because our behaviour differs (relevance floor, read does not trip the
 # cooldown, DuckDB files instead of the original's index.db/state.db).
-REWORDED_SUMMARIES = {"search", "reinforce", "index rebuild", "index embed", "state import"}
+REWORDED_SUMMARIES = {"search", "reinforce", "index rebuild", "index embed", "state import", "serve mcp"}
 FLAG_KEY_ORDER = ["name", "type", "description", "values", "default", "required", "repeatable"]
 OUR_FLAG_KEYS = ["minimum", "maximum", "format"]
 
