@@ -147,17 +147,16 @@ def _vector_parts(with_vector: bool, where: str, phrase_filter: str) -> tuple[st
     if not with_vector:
         return "", "SELECT * FROM lexical", "", ""
     similar = f"""
-    chunk_similarity AS (
-        SELECT f.path, f.memory_type, f.updated_at, coalesce(f.event_at, f.updated_at) AS recency_key,
-               list_cosine_similarity(v.vector, $query_vector::FLOAT[]) AS cosine
-        FROM chunk_vectors v JOIN files f ON f.content_hash = v.content_hash
-        WHERE {where}{phrase_filter}
+    -- Vectors are unit length (a text with no known token is all zeros), so the inner product is the
+    -- cosine, cheaper to compute and never NaN. A memory counts once, by its best chunk.
+    text_similarity AS (
+        SELECT content_hash, max(list_inner_product(vector, $query_vector::FLOAT[])) AS cosine
+        FROM chunk_vectors GROUP BY content_hash
     ),
-    -- A text with no known token has a zero vector: its cosine is NaN, which sorts above every number.
     similarity AS (
-        SELECT path, any_value(memory_type) AS memory_type, any_value(updated_at) AS updated_at,
-               any_value(recency_key) AS recency_key, max(cosine) AS cosine
-        FROM chunk_similarity WHERE NOT isnan(cosine) GROUP BY path
+        SELECT f.path, f.memory_type, f.updated_at, coalesce(f.event_at, f.updated_at) AS recency_key, t.cosine
+        FROM text_similarity t JOIN files f ON f.content_hash = t.content_hash
+        WHERE {where}{phrase_filter}
     ),
     similar_enough AS (
         SELECT * FROM similarity WHERE cosine >= $similarity_floor ORDER BY cosine DESC, path LIMIT $arm_limit

@@ -29,7 +29,7 @@ class VectorState:
     """The index's vector space and how much of the corpus it covers."""
 
     space: str | None
-    texts: int  # distinct memory texts (content hashes) with a non-blank body
+    texts: int  # distinct memory texts (content hashes) whose body has a word
     embedded_texts: int
     chunks: int  # embedded chunks plus one per text still waiting (its chunk count is known once cut)
     embeddings: int
@@ -44,14 +44,14 @@ class VectorState:
 
 
 def vector_state(database: Database) -> VectorState:
+    # Counted from the hash and word-count columns, never the body texts: this runs on every search.
     row = database.rows(
         """
-        WITH texts AS (SELECT DISTINCT content_hash FROM files WHERE trim(body_text) <> ''),
-             embedded AS (SELECT content_hash, count(*) AS n FROM chunk_vectors GROUP BY content_hash)
+        WITH texts AS (SELECT DISTINCT content_hash FROM files WHERE word_count > 0)
         SELECT (SELECT embed_model FROM index_state),
                (SELECT count(*) FROM texts),
-               (SELECT count(*) FROM texts t JOIN embedded e USING (content_hash)),
-               (SELECT coalesce(sum(n), 0) FROM embedded)
+               (SELECT count(*) FROM texts WHERE content_hash IN (SELECT content_hash FROM chunk_vectors)),
+               (SELECT count(*) FROM chunk_vectors)
         """
     )[0]
     space, texts, embedded_texts, embeddings = row[0], int(row[1]), int(row[2]), int(row[3])
@@ -78,7 +78,7 @@ def pending_texts(database: Database, among: Collection[str] | None = None) -> l
     rows = database.rows(
         f"""
         SELECT content_hash, any_value(body_text) FROM files f
-        WHERE trim(body_text) <> '' {narrowed}
+        WHERE word_count > 0 {narrowed}
           AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.content_hash = f.content_hash)
         GROUP BY content_hash ORDER BY content_hash
         """,
