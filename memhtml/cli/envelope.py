@@ -10,9 +10,10 @@ import json
 import math
 from typing import Any, Final
 
-from memhtml.contracts.errors import MemhtmlError, envelope_code
+from memhtml.contracts.commandspec import API_VERSION
+from memhtml.contracts.envelopes import failure_envelope, unexpected_error
+from memhtml.contracts.errors import MemhtmlError
 
-API_VERSION: Final[str] = "1"
 EXIT_OK: Final[int] = 0
 EXIT_FAILURE: Final[int] = 1
 EXIT_USAGE: Final[int] = 2
@@ -24,25 +25,12 @@ def success(response_type: str, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def failure(error: MemhtmlError, *, write_command: bool, unexpected: bool = False) -> dict[str, Any]:
-    envelope: dict[str, Any] = {
-        "apiVersion": API_VERSION,
-        "error": error.message,
-        "code": envelope_code(error),
-        "suggestions": list(error.suggestions),
-        "retryable": error.retryable,
-    }
-    if write_command:
-        envelope["stored"] = False
-        envelope["outcome"] = "failed" if error.retryable or unexpected else "refused"
-    if error.data is not None:
-        envelope["data"] = error.data
-    return envelope
+    return failure_envelope(error, write=write_command, unexpected=unexpected)
 
 
 def unexpected_failure(error: BaseException, *, write_command: bool) -> dict[str, Any]:
     """An unmapped defect still answers one envelope (ERR_UNKNOWN), naming only the exception class."""
-    wrapped = MemhtmlError(f"unexpected failure ({type(error).__name__})", ["memhtml status"])
-    return failure(wrapped, write_command=write_command, unexpected=True)
+    return failure_envelope(unexpected_error(error), write=write_command, unexpected=True)
 
 
 def exit_status(error: MemhtmlError) -> int:

@@ -20,7 +20,7 @@ from typing import Any, Final
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from memhtml.contracts.commandspec import API_VERSION
+from memhtml.contracts.envelopes import failure_envelope, unexpected_error
 from memhtml.contracts.errors import MemhtmlError, PathNotFound, envelope_code
 
 # JSON-RPC codes of a failed resource read: "not found" as the MCP specification names it, invalid
@@ -46,30 +46,12 @@ def refused(error: MemhtmlError, *, write_tool: bool) -> types.CallToolResult:
 
 def crashed(error: BaseException, *, write_tool: bool) -> types.CallToolResult:
     """A defect: still one typed envelope (ERR_UNKNOWN naming only the exception class), as the CLI."""
-    return _result(failure(_unexpected(error), write_tool=write_tool, unexpected=True), is_error=True)
+    return _result(failure(unexpected_error(error), write_tool=write_tool, unexpected=True), is_error=True)
 
 
 def failure(error: MemhtmlError, *, write_tool: bool, unexpected: bool = False) -> dict[str, Any]:
-    """The failure envelope, key for key as the CLI's: a write's also says it stored nothing, and how
-    (`failed` when retrying can succeed or the failure was a defect, `refused` otherwise)."""
-    envelope: dict[str, Any] = {
-        "apiVersion": API_VERSION,
-        "error": error.message,
-        "code": envelope_code(error),
-        "suggestions": list(error.suggestions),
-        "retryable": error.retryable,
-    }
-    if write_tool:
-        envelope["stored"] = False
-        envelope["outcome"] = "failed" if error.retryable or unexpected else "refused"
-    if error.data is not None:
-        envelope["data"] = error.data
-    return envelope
-
-
-def _unexpected(error: BaseException) -> MemhtmlError:
-    # Only the class name: an exception's text can carry paths, SQL or memory bodies.
-    return MemhtmlError(f"unexpected failure ({type(error).__name__})", ["memhtml status"])
+    """The failure envelope the CLI prints for the same error (one definition for both doors)."""
+    return failure_envelope(error, write=write_tool, unexpected=unexpected)
 
 
 def resource_error(error: MemhtmlError) -> MCPError:
@@ -86,7 +68,7 @@ def resource_error(error: MemhtmlError) -> MCPError:
 
 def resource_crash(error: BaseException) -> MCPError:
     """A defect during a resource read: ERR_UNKNOWN naming only the exception class, never its text."""
-    envelope = _json_value(failure(_unexpected(error), write_tool=False, unexpected=True))
+    envelope = _json_value(failure(unexpected_error(error), write_tool=False, unexpected=True))
     return MCPError(code=INTERNAL_ERROR, message=f"{envelope['code']}: {envelope['error']}", data=envelope)
 
 
