@@ -7,11 +7,10 @@ plus, for write commands, `stored: false` and the `outcome`. Exit 0 success, 2 u
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, Final
 
 from memhtml.contracts.commandspec import API_VERSION
-from memhtml.contracts.envelopes import failure_envelope, unexpected_error
+from memhtml.contracts.envelopes import failure_envelope, javascript_numbers, unexpected_error
 from memhtml.contracts.errors import MemhtmlError
 
 EXIT_OK: Final[int] = 0
@@ -39,7 +38,7 @@ def exit_status(error: MemhtmlError) -> int:
 
 def encode(envelope: dict[str, Any], *, dense: bool) -> str:
     """Pretty JSON with a 2-space indent (minified and null-free with --dense), one trailing newline."""
-    value = _javascript_numbers(envelope)
+    value = javascript_numbers(envelope)
     if dense:
         value = _drop_nulls(value)
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -51,15 +50,4 @@ def _drop_nulls(value: Any) -> Any:
         return {key: _drop_nulls(item) for key, item in value.items() if item is not None}
     if isinstance(value, list):
         return [_drop_nulls(item) for item in value if item is not None]
-    return value
-
-
-def _javascript_numbers(value: Any) -> Any:
-    """Integral floats print as integers (`1`, not `1.0`), as JavaScript's JSON does."""
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _javascript_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_javascript_numbers(item) for item in value]
     return value

@@ -4,6 +4,7 @@ door it used; a write's envelope also says it stored nothing, and how."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from memhtml.contracts.commandspec import API_VERSION
@@ -33,3 +34,15 @@ def unexpected_error(error: BaseException) -> MemhtmlError:
     """An unmapped defect as a typed failure (ERR_UNKNOWN) naming only the exception's class: its text
     can carry paths, SQL or memory bodies."""
     return MemhtmlError(f"unexpected failure ({type(error).__name__})", ["memhtml status"])
+
+
+def javascript_numbers(value: Any) -> Any:
+    """Integral floats as integers (`1`, not `1.0`), as JavaScript's JSON writes them: both doors'
+    answers carry numbers the way the original's did."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: javascript_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [javascript_numbers(item) for item in value]
+    return value

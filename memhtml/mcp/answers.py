@@ -13,14 +13,13 @@ compare it with the CLI's, field for field.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, Final
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from memhtml.contracts.envelopes import failure_envelope, unexpected_error
+from memhtml.contracts.envelopes import failure_envelope, javascript_numbers, unexpected_error
 from memhtml.contracts.errors import MemhtmlError, PathNotFound, envelope_code
 
 # JSON-RPC codes of a failed resource read: "not found" as the MCP specification names it, invalid
@@ -95,14 +94,4 @@ def _result(payload: dict[str, Any], *, is_error: bool) -> types.CallToolResult:
 def _json_value(payload: dict[str, Any]) -> Any:
     """The payload as a plain JSON value (what a client reads back), integral floats written as
     integers as the CLI's envelope and JavaScript's JSON write them."""
-    return json.loads(json.dumps(_javascript_numbers(payload), ensure_ascii=False))
-
-
-def _javascript_numbers(value: Any) -> Any:
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _javascript_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_javascript_numbers(item) for item in value]
-    return value
+    return json.loads(json.dumps(javascript_numbers(payload), ensure_ascii=False))
