@@ -169,12 +169,14 @@ def _vector_parts(with_vector: bool, where: str, phrase_filter: str) -> tuple[st
     """
     vector_arm = f"""
     relevant_similarity AS (SELECT s.path, s.cosine FROM similarity s JOIN matches m ON m.path = s.path),
-    -- A memory is outranked only by those clearly more similar: cosines within the tolerance are the
-    -- same evidence (a fact and its negated or qualified twin differ by less), so they share a rank.
+    -- A memory is outranked only by those clearly more similar (at least the tolerance above it, counted
+    -- by a range window): cosines within the tolerance are the same evidence (a fact and its negated or
+    -- qualified twin differ by less), so they share a rank.
     -- Tied ranks vote equally and reorder nothing, and a memory found by meaning alone needs this vote.
     vector_ranks AS (
         SELECT s.path,
-               1 + (SELECT count(*) FROM relevant_similarity o WHERE o.cosine > s.cosine + {VECTOR_RANK_TOLERANCE}) AS r
+               1 + coalesce(count(*) OVER (ORDER BY s.cosine RANGE BETWEEN {VECTOR_RANK_TOLERANCE} FOLLOWING
+                                                   AND UNBOUNDED FOLLOWING), 0) AS r
         FROM relevant_similarity s
         ORDER BY s.cosine DESC, s.path LIMIT $arm_limit
     ),"""
