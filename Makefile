@@ -41,6 +41,8 @@ bench: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python scripts/bench_index.py $(if $(filter 1,$(BENCH_FULL)),,--quick)
 	cd scripts && env -u PYTHONDONTWRITEBYTECODE ../$(BIN)/python bench_apply.py \
 	  $(if $(filter 1,$(BENCH_FULL)),--size 10000 --runs 3 --one-batch 50000,--size 1000 --runs 3)
+	cd scripts && env -u PYTHONDONTWRITEBYTECODE ../$(BIN)/python bench_mcp.py \
+	  $(if $(filter 1,$(BENCH_FULL)),--sizes 1000 10000 --runs 30,--sizes 1000 --runs 10)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist

@@ -4,7 +4,9 @@ Three cases, each on a fresh copy of its starting store for every run, ours and 
 alternating: N ops into an empty store, N other ops into a store that already holds N, and the same
 N ops again onto the store they landed in (all unchanged). Ops come from the project's corpus
 generator as `apply` JSONL. Prints medians, peak RSS of the command's own process and the ratio
-ours/original. `--one-batch 50000` also times a single 50k-op batch. Reports only; never fails.
+ours/original. Ours runs with its default embedder on, the original with embeddings (and its LLM) off
+(PRODUCT.md §6; see `bench_env`). `--one-batch 50000` also times a single 50k-op batch. Reports
+only; never fails.
 """
 
 from __future__ import annotations
@@ -20,15 +22,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_env import ORIGINAL, original_installed, side_env
 from corpus import memories
 
-BENCH_ENV = {
+BENCH_GIT = {
     "GIT_AUTHOR_NAME": "bench",
     "GIT_AUTHOR_EMAIL": "bench@memhtml.invalid",
     "GIT_COMMITTER_NAME": "bench",
     "GIT_COMMITTER_EMAIL": "bench@memhtml.invalid",
-    "MEMHTML_EMBED": "off",
-    "MEMHTML_LLM": "off",
 }
 
 
@@ -85,9 +86,8 @@ def main() -> None:
     parser.add_argument("--other-ops", type=Path, help="JSONL ops for the loaded-store case (with --ops)")
     args = parser.parse_args()
     ours = str(Path(sys.executable).with_name("memhtml"))
-    original = os.environ.get("MEMHTML_ORIGINAL", str(Path.home() / ".cache/memhtml-original/bin/memhtml-original"))
-    tools = {"ours": ours} | ({"original": original} if Path(original).exists() else {})
-    env = {**os.environ, **BENCH_ENV}
+    tools = {"ours": ours} | ({"original": ORIGINAL} if original_installed() else {})
+    envs = {name: side_env(name, {**os.environ, **BENCH_GIT}) for name in tools}
     with tempfile.TemporaryDirectory(prefix="memhtml-bench-apply-") as scratch_name:
         scratch = Path(scratch_name)
         base_ops, other_ops = scratch / "base.jsonl", scratch / "other.jsonl"
@@ -100,10 +100,10 @@ def main() -> None:
         starts: dict[tuple[str, str], Path] = {}
         for name, binary in tools.items():
             empty = scratch / f"{name}-empty"
-            run([binary, "init", "--repo", str(empty)], env)
+            run([binary, "init", "--repo", str(empty)], envs[name])
             loaded = scratch / f"{name}-loaded"
             shutil.copytree(empty, loaded, symlinks=True)
-            run([binary, "apply", "--repo", str(loaded), "--file", str(base_ops)], env)
+            run([binary, "apply", "--repo", str(loaded), "--file", str(base_ops)], envs[name])
             starts[(name, "empty")], starts[(name, "loaded")] = empty, loaded
         cases = [
             (f"apply {args.size} ops, fresh store", "empty", base_ops),
@@ -122,12 +122,13 @@ def main() -> None:
                 for name, binary in tools.items():
                     target = scratch / f"{name}-run-{start}-{number}-{len(samples[name])}-{label[:5]}"
                     shutil.copytree(starts[(name, start)], target, symlinks=True)
-                    # RUSAGE_CHILDREN is a running maximum, so measure each command in a fresh child.
+                    # RUSAGE_CHILDREN is a running maximum, so measure each command in a fresh child
+                    # (which passes its own environment, the side's, on to the command).
                     measured = subprocess.run(
                         [sys.executable, __file__, "--measure", binary, str(target), str(ops)],
                         capture_output=True,
                         text=True,
-                        env=env,
+                        env=envs[name],
                         check=False,
                     )
                     try:

@@ -3,8 +3,9 @@
 Builds an N-memory store in one commit with `corpus.build_store` (files rendered by our serializer,
 committed through the store's plumbing), then alternates single writes of fresh memories between
 ours and, when installed, the original (`$MEMHTML_ORIGINAL` or
-~/.cache/memhtml-original/bin/memhtml-original). Prints medians and the ratio ours/original.
-Reports only; never fails the build.
+~/.cache/memhtml-original/bin/memhtml-original). Ours runs with its default embedder on, the original
+with embeddings (and its LLM) off (PRODUCT.md §6; see `bench_env`). Prints medians and the ratio
+ours/original. Reports only; never fails the build.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_env import ORIGINAL, original_env, original_installed, ours_env
 from corpus import build_store
 
 
@@ -53,15 +55,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     ours = [str(Path(sys.executable).with_name("memhtml"))]
-    original_bin = os.environ.get("MEMHTML_ORIGINAL", str(Path.home() / ".cache/memhtml-original/bin/memhtml-original"))
-    has_original = Path(original_bin).exists()
-    env = {
+    original_bin = ORIGINAL
+    has_original = original_installed()
+    base_env = {
         **os.environ,
         "GIT_AUTHOR_NAME": "bench",
         "GIT_AUTHOR_EMAIL": "bench@memhtml.invalid",
         "GIT_COMMITTER_NAME": "bench",
         "GIT_COMMITTER_EMAIL": "bench@memhtml.invalid",
     }
+    env, their_env = ours_env(base_env), original_env(base_env)
     with tempfile.TemporaryDirectory(prefix="memhtml-bench-") as scratch:
         base = Path(scratch) / "ours"
         started = time.perf_counter()
@@ -70,14 +73,15 @@ def main() -> None:
         theirs = Path(scratch) / "theirs"
         if has_original:
             shutil.copytree(base, theirs, symlinks=True)
-            timed([original_bin, "index", "rebuild", "--repo", str(theirs)], env)  # its first open indexes
-        timed([*ours, "index", "rebuild", "--repo", str(base)], env)  # and so does ours: time writes, not that
+            timed([original_bin, "index", "rebuild", "--repo", str(theirs)], their_env)  # its first open indexes
+        # and so does ours (embedding every memory): time writes, not that
+        timed([*ours, "index", "rebuild", "--repo", str(base)], env)
         samples: dict[str, list[float]] = {"ours": [], "original": []}
         manifest = [timed([*ours, "manifest"], env) for _ in range(args.runs)]
         for run in range(args.runs):
             samples["ours"].append(timed([*ours, *write_argv(run), "--repo", str(base)], env))
             if has_original:
-                samples["original"].append(timed([original_bin, *write_argv(run), "--repo", str(theirs)], env))
+                samples["original"].append(timed([original_bin, *write_argv(run), "--repo", str(theirs)], their_env))
     ours_median = statistics.median(samples["ours"]) * 1000
     print("| operation | store | ours (median ms) | original (median ms) | ratio |")
     print("|---|---|---|---|---|")
