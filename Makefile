@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test check lint typecheck importlint bench clean venv
+.PHONY: demo test check lint typecheck importlint bench eval clean venv
 
 venv: $(STAMP)
 
@@ -43,6 +43,20 @@ bench: $(STAMP)
 	  $(if $(filter 1,$(BENCH_FULL)),--size 10000 --runs 3 --one-batch 50000,--size 1000 --runs 3)
 	cd scripts && env -u PYTHONDONTWRITEBYTECODE ../$(BIN)/python bench_mcp.py \
 	  $(if $(filter 1,$(BENCH_FULL)),--sizes 1000 10000 --runs 30,--sizes 1000 --runs 10)
+
+# Retrieval quality: LoCoMo (read from LOCOMO_DATA, never copied into the project; skipped with a message
+# when it is absent) and the seeded supersession benchmark. Reports go to stdout as JSON envelopes.
+LOCOMO_DATA ?= ../shared/data/locomo
+EVAL_MODE ?= live
+eval: $(STAMP)
+	@if [ -f "$(LOCOMO_DATA)/locomo10.json" ]; then \
+	  echo "eval locomo: $(LOCOMO_DATA)" >&2; \
+	  $(BIN)/memhtml eval locomo --data "$(LOCOMO_DATA)" --mode $(EVAL_MODE) --json; \
+	else \
+	  echo "eval locomo: skipped, no $(LOCOMO_DATA)/locomo10.json (set LOCOMO_DATA to the folder holding the LoCoMo release)" >&2; \
+	fi
+	@echo "eval supersession" >&2
+	@$(BIN)/memhtml eval supersession --mode $(EVAL_MODE) --json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist

@@ -611,6 +611,37 @@ def eval_discriminate_command(
     door.answer("eval.discrimination", data)
 
 
+@eval_app.command("locomo")
+def eval_locomo_command(
+    context: typer.Context,
+    data: Annotated[str, typer.Option("--data")],
+    mode: Annotated[str, typer.Option("--mode")] = "live",
+    conversations: Annotated[int | None, typer.Option("--conversations")] = None,
+    limit: Annotated[int, typer.Option("--limit")] = 20,
+) -> None:
+    """Score retrieval on the LoCoMo release in temporary stores (never opens a repo)."""
+    from pathlib import Path
+
+    from memhtml.operations.eval_locomo import eval_locomo
+
+    door = _door(context)
+    report = eval_locomo(Path(data).expanduser(), mode=mode, conversations=conversations, limit=limit)
+    door.answer("eval.locomo", report)
+
+
+@eval_app.command("supersession")
+def eval_supersession_command(
+    context: typer.Context,
+    seed: Annotated[int, typer.Option("--seed")] = 20261130,
+    mode: Annotated[str, typer.Option("--mode")] = "live",
+) -> None:
+    """Run the supersession benchmark on a generated store (never opens a repo)."""
+    from memhtml.operations.eval_supersession import eval_supersession
+
+    door = _door(context)
+    door.answer("eval.supersession", eval_supersession(seed=seed, mode=mode))
+
+
 @serve_app.command("mcp")
 def serve_mcp_command(context: typer.Context) -> None:
     """Serve the repo over MCP on stdin/stdout until the client closes stdin."""

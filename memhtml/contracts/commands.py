@@ -516,6 +516,80 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         opens_repo=False,
     ),
     CommandSpec(
+        name="eval locomo",
+        summary="Answer-free retrieval quality on the LoCoMo release: every turn written as a memory "
+        "through apply (one temporary store per conversation), every question of categories 1-4 "
+        "searched, hit@1/5/10, recall@5/10/20 and MRR per category, against the original and the "
+        "audit-corrected evidence. Never opens a repo.",
+        args=(),
+        flags=(
+            FlagSpec(
+                "data",
+                "string",
+                "The LoCoMo release: locomo10.json or the folder holding it. The audit's errors.json "
+                "beside it is applied when present. Read only; nothing of it is stored.",
+                required=True,
+                value_format="nonblank",
+            ),
+            FlagSpec(
+                "mode",
+                "string",
+                "`live`: the static model shipped with the package (the real measurement). `fake`: the "
+                "deterministic hash embedder.",
+                default="live",
+                values=("fake", "live"),
+            ),
+            FlagSpec(
+                "conversations",
+                "int",
+                "Score only the first N conversations (default: all).",
+                minimum=1,
+                maximum=10000,
+            ),
+            FlagSpec(
+                "limit",
+                "int",
+                "Search depth: hits asked for per question (recall@20 needs 20).",
+                default=20,
+                minimum=1,
+                maximum=100,
+            ),
+        ),
+        response_types=("eval.locomo",),
+        examples=(
+            "memhtml eval locomo --data ../shared/data/locomo",
+            "memhtml eval locomo --data locomo10.json --conversations 2 --mode fake",
+        ),
+        opens_repo=False,
+    ),
+    CommandSpec(
+        name="eval supersession",
+        summary="A seeded benchmark of facts that change over time, written through correct and plain "
+        "writes with event times: the current value must rank first, --as-of a past day the value "
+        "valid then (single- and multi-hop), and both sides of a recorded contradiction come back "
+        "together. Accuracy per case. Never opens a repo.",
+        args=(),
+        flags=(
+            FlagSpec(
+                "seed",
+                "int",
+                "The benchmark's seed (default 20261130): the same seed gives the same chains and probes.",
+                minimum=0,
+                maximum=4294967295,
+            ),
+            FlagSpec(
+                "mode",
+                "string",
+                "`live`: the static model shipped with the package. `fake`: the deterministic hash embedder.",
+                default="live",
+                values=("fake", "live"),
+            ),
+        ),
+        response_types=("eval.supersession",),
+        examples=("memhtml eval supersession", "memhtml eval supersession --seed 7 --mode fake"),
+        opens_repo=False,
+    ),
+    CommandSpec(
         name="state export",
         summary="Write .memhtml/state/access.jsonl, the only durable copy of the state plane, and commit.",
         args=(),
@@ -601,6 +675,8 @@ RESPONSE_TYPES: Final[tuple[str, ...]] = (
     # Ours, appended after the original's.
     "memory.why",
     "conflicts.audit",
+    "eval.locomo",
+    "eval.supersession",
 )
 
 CONFIG_VARS: Final[tuple[ConfigVar, ...]] = (
@@ -675,7 +751,7 @@ GUIDE: Final[tuple[GuideTopic, ...]] = (
 
 
 # Commands the original does not have.
-ADDED_COMMANDS: Final[tuple[str, ...]] = ("batch", "why", "conflicts audit")
+ADDED_COMMANDS: Final[tuple[str, ...]] = ("batch", "why", "conflicts audit", "eval locomo", "eval supersession")
 
 # The original's commands this version does not have yet; naming one gets a plain answer, not a typo hint.
 NOT_YET_BUILT: Final[tuple[str, ...]] = (

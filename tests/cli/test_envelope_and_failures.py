@@ -161,6 +161,8 @@ def test_manifest_lists_exactly_the_commands_that_exist() -> None:
         "index status",
         "status",
         "eval discriminate",
+        "eval locomo",
+        "eval supersession",
         "state export",
         "state import",
         "serve mcp",

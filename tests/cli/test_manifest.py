@@ -36,7 +36,7 @@ BUILT_COMMANDS = [
     "manifest", "help", "init", "write", "apply", "batch", "read", "search", "recall", "correct", "link",
     "neighbors", "resolve", "archive", "why", "reinforce", "list", "entity activity", "task add", "task status",
     "task list", "conflicts audit",
-    "index rebuild", "index update", "index embed", "index status", "status", "eval discriminate", "state export", "state import", "serve mcp",
+    "index rebuild", "index update", "index embed", "index status", "status", "eval discriminate", "eval locomo", "eval supersession", "state export", "state import", "serve mcp",
 ]  # fmt: skip
 # Flags we add to the original's commands (documented in docs/compat.md).
 ADDED_FLAGS = {
