@@ -282,3 +282,25 @@ def parse_query(query: str) -> QueryTerms:
         if words:
             phrases.append(QueryPhrase(typed=segment, normalized_text=" ".join(words), terms=tuple(segment_terms)))
     return QueryTerms(terms=tuple(terms), phrases=tuple(phrases))
+
+
+# The function words a question is built from ("what did …", "when was … to the …"). As query terms
+# they match chatter rather than evidence and, under the all-terms rule, they exclude the memory that
+# states the fact in other words. Negations ("not", "no", "never") are not among them: they are
+# evidence. Measured on `eval locomo` (1,535 questions, corrected evidence): recall@10 0.576 -> 0.604.
+QUERY_STOP_WORDS: Final[frozenset[str]] = frozenset(
+    {"a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does", "for", "from", "has", "have", "how",
+     "i", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "what", "when",
+     "where", "which", "who", "whom", "why", "will", "with", "would"}
+)  # fmt: skip
+
+
+def content_terms(query: QueryTerms) -> QueryTerms:
+    """The query without its stop words, unless nothing else is left; a quoted phrase keeps every term.
+
+    `what did Caroline research` searches `caroline research`; `to be or not to be` (nothing but stop
+    words and a negation) keeps `not`; `"the who"` as a phrase keeps both words.
+    """
+    quoted = {term for phrase in query.phrases for term in phrase.terms}
+    kept = tuple(term for term in query.terms if term not in QUERY_STOP_WORDS or term in quoted)
+    return QueryTerms(terms=kept, phrases=query.phrases) if kept else query

@@ -31,6 +31,12 @@ from memhtml.index.scope import Scope, scope_filter
 # In any-of mode (no memory has every query term) a candidate needs at least this share of the best
 # candidate's BM25: a memory that shares only a stop word with the query is not relevant.
 LEXICAL_FLOOR_RATIO: Final[float] = 0.1
+# Recency votes only among the lexical matches with at least this share of the best BM25: it orders
+# versions of the same fact (near-equal BM25), never promotes a newer, weaker match. Measured on
+# `eval locomo` (5,882 turns, 1,535 questions, corrected evidence): recency over every match cost hit@1
+# 0.290 -> 0.155 and recall@10 0.541 -> 0.518; within this band it costs nothing (0.547), and the
+# supersession benchmark's plain chains, whose versions differ only in recency, still get its vote.
+RECENCY_BAND_RATIO: Final[float] = 0.8
 # Arms in the order they are reported.
 ARMS: Final[tuple[str, ...]] = ("fts", "vector", "recency", "salience")
 
@@ -117,9 +123,13 @@ def fused_search(
     fts AS (
         SELECT path, rank() OVER (ORDER BY bm25 DESC) AS r FROM lexical ORDER BY bm25 DESC, path LIMIT $arm_limit
     ),{vector_arm}
+    recent_band AS (
+        SELECT * FROM reordered
+        WHERE bm25 IS NULL OR bm25 >= {RECENCY_BAND_RATIO} * (SELECT max(bm25) FROM reordered)
+    ),
     recency AS (
-        SELECT path, rank() OVER (ORDER BY recency_key DESC) AS r FROM reordered
-        WHERE (SELECT count(DISTINCT recency_key) FROM reordered) > 1
+        SELECT path, rank() OVER (ORDER BY recency_key DESC) AS r FROM recent_band
+        WHERE (SELECT count(DISTINCT recency_key) FROM recent_band) > 1
         ORDER BY recency_key DESC, path LIMIT $arm_limit
     ),
     salience AS (

@@ -13,7 +13,7 @@ from memhtml.contracts.instants import is_sortable_instant
 from memhtml.contracts.paths import is_archived_path
 from memhtml.domain.disclosure import DisclosureCandidate, fold_disclosure
 from memhtml.domain.ranking import ARM_LIMIT, MMR_LAMBDA, MMR_POOL_FACTOR, mmr
-from memhtml.domain.tokens import QueryTerms, parse_query
+from memhtml.domain.tokens import QueryTerms, content_terms, parse_query
 from memhtml.index.database import Database
 from memhtml.index.scope import AsOfCommit, AsOfValidity, Scope
 from memhtml.index.search import QueryVector, archived_matches, fused_search, hydrate
@@ -90,7 +90,7 @@ def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     """The `memory.hits` data: relevant memories only, best first, with a real fused score."""
     store = open_store(root)
     scope = _scope(store, request, "search")
-    query = parse_query(request.query)
+    query = content_terms(parse_query(request.query))
     with fresh_index(store) as database:
         semantic = query_vector(database, request.query) if query.terms else SemanticSide(None, 0.0, True)
         fused, arms = fused_search(database, query, scope, pool=request.limit * MMR_POOL_FACTOR, vector=semantic.vector)
@@ -120,7 +120,7 @@ def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     index lines; arcs have their own budget."""
     store = open_store(root)
     scope = _scope(store, request, "recall")
-    query = parse_query(request.query)
+    query = content_terms(parse_query(request.query))
     with fresh_index(store) as database:
         semantic = query_vector(database, request.query) if query.terms else SemanticSide(None, 0.0, True)
         fused, _ = fused_search(database, query, scope, pool=RECALL_CANDIDATES, vector=semantic.vector)

@@ -351,3 +351,13 @@ def test_a_text_contains_its_own_phrase_and_a_normalized_phrase_reads_back_the_s
 @given(MIXED_TEXT, MIXED_TEXT, MIXED_TEXT)
 def test_a_phrase_inside_a_document_matches_it(before: str, phrase: str, after: str) -> None:
     assert phrase_matches(phrase, f"{before} {phrase} {after}")
+
+
+def test_a_querys_stop_words_are_not_search_terms_unless_nothing_else_is_left() -> None:
+    from memhtml.domain.tokens import content_terms
+
+    assert content_terms(parse_query("What did Caroline research?")).terms == ("caroline", "research")
+    assert content_terms(parse_query("to be or not to be")).terms == ("not",)  # a negation is evidence
+    assert content_terms(parse_query("what is it")).terms == ("what", "is", "it")  # nothing else: all kept
+    quoted = content_terms(parse_query('"the who" on tour'))
+    assert quoted.terms == ("the", "who", "tour") and quoted.normalized_phrase_texts == ["the who"]

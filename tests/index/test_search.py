@@ -338,12 +338,12 @@ def test_the_sql_ranking_agrees_with_the_reference_math(store_root: Path) -> Non
     from memhtml.domain.tokens import document_terms, parse_query
     from memhtml.index.database import open_database
     from memhtml.index.scope import Scope
-    from memhtml.index.search import fused_search
+    from memhtml.index.search import RECENCY_BAND_RATIO, fused_search
 
     claims = {
         "areas/inbox/a.html": ("Heron nests by the river heron heron.", "2026-01-01T00:00:00Z"),
         "areas/inbox/b.html": ("A heron was seen near the old mill.", "2026-03-01T00:00:00Z"),
-        "areas/inbox/c.html": ("Herons and egrets share the heron colony by the river.", "2026-02-01T00:00:00Z"),
+        "areas/inbox/c.html": ("Herons and egrets share the heron colony by the heron river.", "2026-02-01T00:00:00Z"),
         "areas/inbox/d.html": ("The river flooded the lower field.", "2026-04-01T00:00:00Z"),
     }
     commit_files(
@@ -369,7 +369,9 @@ def test_the_sql_ranking_agrees_with_the_reference_math(store_root: Path) -> Non
     with open_database(store_root, read_only=True) as database:
         hits, arms = fused_search(database, query, Scope(), pool=10)
     assert [hit.path for hit in hits if "fts" in hit.arm_ranks] == expected_fts
-    assert "recency" in arms  # the two candidates have different times, so recency votes
+    # Recency orders the matches within the band of the best BM25; here both are in it, at different times.
+    assert min(bm25(path) for path in expected_fts) >= RECENCY_BAND_RATIO * max(bm25(path) for path in expected_fts)
+    assert "recency" in arms
     by_arm: dict[str, list[tuple[int, str]]] = {}
     for hit in hits:
         for arm, rank in hit.arm_ranks.items():
@@ -377,3 +379,27 @@ def test_the_sql_ranking_agrees_with_the_reference_math(store_root: Path) -> Non
     ranked = {arm: [path for _, path in sorted(pairs)] for arm, pairs in by_arm.items()}
     expected = rrf_fuse(ranked, ARM_WEIGHTS)
     assert [(hit.path, round(hit.score, 9)) for hit in hits] == [(path, round(score, 9)) for path, score in expected]
+
+
+def test_recency_orders_near_equal_matches_and_never_promotes_a_weaker_newer_one(store_root: Path) -> None:
+    from memhtml.domain.tokens import parse_query
+    from memhtml.index.database import open_database
+    from memhtml.index.scope import Scope
+    from memhtml.index.search import fused_search
+
+    claims = {
+        "areas/inbox/closed.html": ("The heron office closed for the winter.", "2026-01-01T00:00:00Z"),
+        "areas/inbox/reopened.html": ("The heron office reopened for the spring.", "2026-03-01T00:00:00Z"),
+        "areas/inbox/sighting.html": ("A heron flew over the harbour wall.", "2026-05-01T00:00:00Z"),
+    }
+    commit_files(store_root, {path: memory_file("Note", claim, at=at) for path, (claim, at) in claims.items()})
+    assert run_cli("index", "rebuild", "--repo", str(store_root)).status == 0
+    # No memory has all three words, so any of them will do: the sighting matches on `heron` alone.
+    with open_database(store_root, read_only=True) as database:
+        hits, _ = fused_search(database, parse_query("heron office zebra"), Scope(), pool=10)
+    ranks = {hit.path: hit.arm_ranks for hit in hits}
+    assert set(ranks) == set(claims)
+    assert ranks["areas/inbox/reopened.html"]["recency"] == 1
+    assert ranks["areas/inbox/closed.html"]["recency"] == 2
+    assert "recency" not in ranks["areas/inbox/sighting.html"]  # newest, but far weaker: no recency vote
+    assert [hit.path for hit in hits][:2] == ["areas/inbox/reopened.html", "areas/inbox/closed.html"]
