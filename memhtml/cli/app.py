@@ -40,6 +40,8 @@ TagListOption = Annotated[list[str] | None, typer.Option("--tag")]
 SessionOption = Annotated[str | None, typer.Option("--session-id")]
 PromptOption = Annotated[str | None, typer.Option("--prompt-id")]
 TurnOption = Annotated[str | None, typer.Option("--turn-uuid")]
+RedactOption = Annotated[bool, typer.Option("--redact/--no-redact")]
+StripInvisibleOption = Annotated[bool, typer.Option("--strip-invisible/--no-strip-invisible")]
 
 
 def _door(context: typer.Context) -> Door:
@@ -77,6 +79,8 @@ def write_command(
     session_id: SessionOption = None,
     prompt_id: PromptOption = None,
     turn_uuid: TurnOption = None,
+    redact: RedactOption = False,
+    strip_invisible: StripInvisibleOption = False,
     detect_conflicts: Annotated[bool, typer.Option("--detect-conflicts/--no-detect-conflicts")] = False,
     detect_near_duplicates: Annotated[
         bool, typer.Option("--detect-near-duplicates/--no-detect-near-duplicates")
@@ -104,6 +108,8 @@ def write_command(
         prompt_id=prompt_id,
         turn_uuid=turn_uuid,
         event_at=event_at,
+        redact=redact,
+        strip_invisible=strip_invisible,
     )
     answer = write(door.root, request, detect_conflicts=detect_conflicts, detect_near_duplicates=detect_near_duplicates)
     door.answer("memory.written", answer.as_data())
@@ -123,12 +129,14 @@ def apply_command(
     session_id: SessionOption = None,
     prompt_id: PromptOption = None,
     turn_uuid: TurnOption = None,
+    redact: RedactOption = False,
+    strip_invisible: StripInvisibleOption = False,
 ) -> None:
     """Write many memories from JSONL: one commit, one index pass, an answer per op."""
     from memhtml.cli.envelope import EXIT_OK, EXIT_PARTIAL
     from memhtml.cli.streams import read_ops_stream
     from memhtml.operations.apply import ApplyOptions, apply
-    from memhtml.operations.batchinput import Provenance
+    from memhtml.operations.batchinput import Cleaning, Provenance
 
     door = _door(context)
     assert door.root is not None
@@ -140,6 +148,7 @@ def apply_command(
         detect_near_duplicates=detect_near_duplicates,
         consolidate=consolidate,
         provenance=Provenance(session_id, prompt_id, turn_uuid),
+        cleaning=Cleaning(redact=redact, strip_invisible=strip_invisible),
     )
     answer = apply(door.root, stream, options)
     door.answer("batch.applied", answer.data, EXIT_PARTIAL if answer.partial else EXIT_OK)
@@ -282,6 +291,8 @@ def correct_command(
     session_id: SessionOption = None,
     prompt_id: PromptOption = None,
     turn_uuid: TurnOption = None,
+    redact: RedactOption = False,
+    strip_invisible: StripInvisibleOption = False,
 ) -> None:
     """Supersede a memory: the corrected one is written and the target archived, in one commit."""
     from memhtml.operations.lifecycle import correct
@@ -303,6 +314,8 @@ def correct_command(
         prompt_id=prompt_id,
         turn_uuid=turn_uuid,
         event_at=event_at,
+        redact=redact,
+        strip_invisible=strip_invisible,
     )
     door.answer("memory.corrected", correct(door.root, target, request, reason))
 
@@ -457,6 +470,8 @@ def task_add_command(
     session_id: SessionOption = None,
     prompt_id: PromptOption = None,
     turn_uuid: TurnOption = None,
+    redact: RedactOption = False,
+    strip_invisible: StripInvisibleOption = False,
 ) -> None:
     """Open a task (never deduped: two identical tasks are two tasks)."""
     from memhtml.operations.lifecycle import task_add, task_request
@@ -475,6 +490,8 @@ def task_add_command(
         session_id=session_id,
         prompt_id=prompt_id,
         turn_uuid=turn_uuid,
+        redact=redact,
+        strip_invisible=strip_invisible,
     )
     door.answer("task.written", task_add(door.root, request))
 

@@ -23,6 +23,7 @@ from memhtml.contracts.commands import (
     command_named,
 )
 from memhtml.contracts.errors import UsageError
+from memhtml.contracts.limits import MAX_MEMORY_BYTES, size_words
 from memhtml.domain.nearest import SUGGESTION_LIMIT, family_members, nearest, nearest_command_names
 
 UNKNOWN_COMMAND: Final = "ERR_UNKNOWN_COMMAND"
@@ -174,6 +175,7 @@ def parse_command_line(argv: list[str], *, refuse_env_root: bool, stdout_is_tty:
     _check_positional_values(command, positionals)
     _check_values(command, values, instants=True)
     _check_values(command, values, instants=False)
+    _check_size(command, positionals, values)
     invocation = _invocation(command, positionals, values, stdout_is_tty, help_topic=None)
     if refuse_env_root and command.opens_repo and invocation.repo is None:
         raise _usage(
@@ -492,6 +494,21 @@ def _check_values(command: CommandSpec, values: dict[str, list[str]], *, instant
                     message,
                     [f"memhtml {command.name} --{spec.name} {hint}" for hint in hints],
                 )
+
+
+def _check_size(command: CommandSpec, positionals: tuple[str, ...], values: dict[str, list[str]]) -> None:
+    """A command line carrying more bytes of values than a whole memory file may hold is refused here,
+    before any I/O (no command needs more; a write of it could only be refused later)."""
+    texts = [*positionals, *(value for listed in values.values() for value in listed)]
+    size = sum(len(text.encode("utf-8", "surrogatepass")) for text in texts)
+    if size > MAX_MEMORY_BYTES:
+        raise _usage(
+            command,
+            INVALID_FLAG,
+            f"{command.name}: the command line carries {size} bytes of values; at most {MAX_MEMORY_BYTES} "
+            f"({size_words(MAX_MEMORY_BYTES)}, the largest memory file) are accepted",
+            ["split the text into several memories (one fact each)"],
+        )
 
 
 def _check_positional_values(command: CommandSpec, positionals: tuple[str, ...]) -> None:

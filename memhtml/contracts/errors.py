@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Final
 
-# The original's 21 codes, in manifest order; append-only.
+# The original's 21 codes in manifest order, then ours; append-only.
 ERROR_CODES: Final[tuple[str, ...]] = (
     "ERR_UNKNOWN_COMMAND",
     "ERR_MISSING_ARGUMENT",
@@ -31,6 +31,8 @@ ERROR_CODES: Final[tuple[str, ...]] = (
     "ERR_UNKNOWN_HOST",
     "ERR_UNKNOWN_HOOK_EVENT",
     "ERR_INTEGRATION_MODIFIED",
+    "ERR_SECRET_DETECTED",
+    "ERR_INVISIBLE_CHARACTERS",
 )
 
 USAGE_ERROR_CODES: Final[tuple[str, ...]] = (
@@ -82,6 +84,19 @@ class PathNotFound(MemhtmlError):
 
 class InvalidMemory(MemhtmlError):
     code = "ERR_INVALID_MEMORY"
+
+
+class SecretDetected(MemhtmlError):
+    """A value shaped like a credential in what a write would store: a secret that reaches a commit
+    stays in git history (and in every vector embedded from it), so nothing is written."""
+
+    code = "ERR_SECRET_DETECTED"
+
+
+class InvisibleCharacters(MemhtmlError):
+    """Invisible or bidirectional-control characters, which can hide or reorder what a reader sees."""
+
+    code = "ERR_INVISIBLE_CHARACTERS"
 
 
 class WriteConflict(MemhtmlError):

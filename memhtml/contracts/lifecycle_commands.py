@@ -15,7 +15,9 @@ from memhtml.contracts.writeflags import (
     DETECT_NEAR_DUPLICATES_FLAG,
     EVENT_AT_FLAG,
     PROMPT_FLAG,
+    REDACT_FLAG,
     SESSION_FLAG,
+    STRIP_INVISIBLE_FLAG,
     TURN_FLAG,
     WRITE_FLAGS,
 )
@@ -54,6 +56,22 @@ _APPLY_FLAGS: Final[tuple[FlagSpec, ...]] = (
     SESSION_FLAG,
     PROMPT_FLAG,
     TURN_FLAG,
+    FlagSpec(
+        "redact",
+        "boolean",
+        '`--redact` of `write` for every op (an op\'s own `"redact"` wins): each secret is stored as '
+        "`[REDACTED:<kind>]` and the op's result lists it in `redacted`. Without it an op carrying a "
+        "secret is refused with ERR_SECRET_DETECTED (the batch, unless --continue-on-error).",
+        default=False,
+    ),
+    FlagSpec(
+        "strip-invisible",
+        "boolean",
+        '`--strip-invisible` of `write` for every op (an op\'s own `"strip_invisible"` wins): invisible '
+        "and bidi-control characters are removed and the op's result lists them in `stripped`. Without "
+        "it such an op is refused with ERR_INVISIBLE_CHARACTERS.",
+        default=False,
+    ),
 )
 
 APPLY_COMMANDS: Final[tuple[CommandSpec, ...]] = (
@@ -108,6 +126,8 @@ CORRECT_COMMAND: Final[CommandSpec] = CommandSpec(
         SESSION_FLAG,
         PROMPT_FLAG,
         TURN_FLAG,
+        REDACT_FLAG,
+        STRIP_INVISIBLE_FLAG,
     ),
     response_types=("memory.corrected",),
     examples=(
@@ -173,6 +193,8 @@ _TASK_WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
     SESSION_FLAG,
     PROMPT_FLAG,
     TURN_FLAG,
+    REDACT_FLAG,
+    STRIP_INVISIBLE_FLAG,
 )
 
 TASK_COMMANDS: Final[tuple[CommandSpec, ...]] = (

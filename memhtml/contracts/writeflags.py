@@ -1,5 +1,6 @@
-"""The flags every write door shares (write, apply, correct, task add): authoring, placement, metadata
-and session provenance, declared once so their wording and ranges never drift apart."""
+"""The flags every write door shares (write, apply, correct, task add): authoring, placement, metadata,
+session provenance and the safety notary's two permissions, declared once so their wording and ranges
+never drift apart."""
 
 from __future__ import annotations
 
@@ -26,6 +27,29 @@ EVENT_AT_FLAG = FlagSpec(
     "text, so the content hash (and dedupe) is unchanged. Restating a stored fact with a new event "
     "time updates it in place.",
     value_format="instant",
+)
+
+REDACT_FLAG = FlagSpec(
+    "redact",
+    "boolean",
+    "Store the memory with each value shaped like a secret (AWS, GitHub, GitLab, Slack, Google and "
+    "Stripe keys, JWTs, private-key blocks, bearer tokens, passwords in URLs, high-entropy values after "
+    "`password=`, `token=`, `secret=`, `api_key=`, …) replaced by `[REDACTED:<kind>]`; the answer "
+    "lists them in `redacted` [{kind, field}]. Without it such a write is REFUSED with "
+    "ERR_SECRET_DETECTED and nothing is written: a secret that reaches a commit stays in git history. "
+    "The refusal names the kind, the field and the offset, never the secret.",
+    default=False,
+)
+STRIP_INVISIBLE_FLAG = FlagSpec(
+    "strip-invisible",
+    "boolean",
+    "Remove invisible and bidirectional-control characters (zero-width spaces, joiners and BOMs, "
+    "bidi embeddings, overrides and isolates, tag characters, other Unicode format characters); the "
+    "answer lists them in `stripped` [{character, field}]. Without it such a write is REFUSED with "
+    "ERR_INVISIBLE_CHARACTERS naming the code points and where: they can hide or reorder what a "
+    "reader sees. A joiner between two non-ASCII letters or emoji (Persian and Indic words, family "
+    "emoji) is text, not a finding.",
+    default=False,
 )
 
 WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
@@ -118,6 +142,8 @@ WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
     SESSION_FLAG,
     PROMPT_FLAG,
     TURN_FLAG,
+    REDACT_FLAG,
+    STRIP_INVISIBLE_FLAG,
 )
 
 DETECT_CONFLICTS_FLAG = FlagSpec(

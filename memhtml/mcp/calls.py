@@ -53,6 +53,8 @@ def write_request(args: Arguments, *, memory_type: str, **fields: Any) -> WriteR
         session_id=args.text("session_id"),
         prompt_id=args.text("prompt_id"),
         turn_uuid=args.text("turn_uuid"),
+        redact=args.flag("redact"),
+        strip_invisible=args.flag("strip_invisible"),
         **fields,
     )
 
@@ -88,7 +90,7 @@ def ops_stream(ops: Sequence[Mapping[str, Any]]) -> str:
 
 def memory_write_batch(root: Path, args: Arguments) -> Answer:
     from memhtml.operations.apply import ApplyOptions, apply
-    from memhtml.operations.batchinput import Provenance
+    from memhtml.operations.batchinput import Cleaning, Provenance
 
     options = ApplyOptions(
         continue_on_error=args.flag("continue_on_error"),
@@ -97,6 +99,7 @@ def memory_write_batch(root: Path, args: Arguments) -> Answer:
         detect_near_duplicates=args.flag("detect_near_duplicates"),
         consolidate=args.text("consolidate"),
         provenance=Provenance(args.text("session_id"), args.text("prompt_id"), args.text("turn_uuid")),
+        cleaning=Cleaning(redact=args.flag("redact"), strip_invisible=args.flag("strip_invisible")),
     )
     answer = apply(root, ops_stream(args.objects("ops")), options)
     return Answer(answer.data, partial=answer.partial)
@@ -220,6 +223,8 @@ def task_add(root: Path, args: Arguments) -> Answer:
         session_id=args.text("session_id"),
         prompt_id=args.text("prompt_id"),
         turn_uuid=args.text("turn_uuid"),
+        redact=args.flag("redact"),
+        strip_invisible=args.flag("strip_invisible"),
     )
     return Answer(task_add(root, request))
 

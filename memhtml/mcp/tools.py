@@ -95,6 +95,21 @@ _DETECT_NEAR_DUPLICATES = Param(
     "Report active memories whose meaning is nearly the same (by embedding); report-only.",
     default=False,
 )
+_REDACT = Param(
+    "redact",
+    "boolean",
+    "Store each value shaped like a secret as [REDACTED:<kind>] (listed in `redacted`) instead of "
+    "refusing the write with ERR_SECRET_DETECTED.",
+    default=False,
+)
+_STRIP_INVISIBLE = Param(
+    "strip_invisible",
+    "boolean",
+    "Remove invisible and bidi-control characters (listed in `stripped`) instead of refusing the write "
+    "with ERR_INVISIBLE_CHARACTERS.",
+    default=False,
+)
+_SAFETY = (_REDACT, _STRIP_INVISIBLE)
 
 
 def _scope(command: str) -> tuple[Param, ...]:
@@ -139,6 +154,8 @@ _OP_FIELDS: Final[dict[str, str]] = {
     "session_id": "string",
     "prompt_id": "string",
     "turn_uuid": "string",
+    "redact": "boolean",
+    "strip_invisible": "boolean",
 }
 _OP_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
@@ -174,6 +191,7 @@ TOOLS: Final[tuple[Tool, ...]] = (
             _CONFIDENCE,
             _EVENT_AT,
             *_PROVENANCE,
+            *_SAFETY,
             _DETECT_CONFLICTS,
             _DETECT_NEAR_DUPLICATES,
         ),
@@ -199,6 +217,7 @@ TOOLS: Final[tuple[Tool, ...]] = (
             _DETECT_NEAR_DUPLICATES,
             _text("consolidate", "`last-wins`: one value per frame slot.", rule=("apply", "consolidate")),
             *_PROVENANCE,
+            *_SAFETY,
         ),
         calls.memory_write_batch,
         read_only=False,
@@ -262,6 +281,7 @@ TOOLS: Final[tuple[Tool, ...]] = (
             _CONFIDENCE,
             _EVENT_AT,
             *_PROVENANCE,
+            *_SAFETY,
         ),
         calls.memory_correct,
         read_only=False,
@@ -353,6 +373,7 @@ TOOLS: Final[tuple[Tool, ...]] = (
             Param("tags", "strings", "Tags (never used for placement).", rule=flag_rule("task add", "tag")),
             Param("entities", "strings", "`type:name` entity references.", rule=flag_rule("task add", "entity")),
             *_PROVENANCE,
+            *_SAFETY,
         ),
         calls.task_add,
         read_only=False,

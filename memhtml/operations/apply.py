@@ -20,7 +20,7 @@ from memhtml.contracts.instants import format_instant
 from memhtml.domain.conflicts import ClaimFacts
 from memhtml.domain.frames import frame_key
 from memhtml.index.database import Database
-from memhtml.operations.batchinput import DecodedOp, Provenance, decode_ops
+from memhtml.operations.batchinput import Cleaning, DecodedOp, Provenance, decode_ops
 from memhtml.operations.conflicts import StoredClaim, batch_findings, op_claim, stored_candidates
 from memhtml.operations.indexing import SessionLink, writable_index
 from memhtml.operations.nearduplicates import NearDuplicateText, find_near_duplicates
@@ -43,6 +43,7 @@ class ApplyOptions:
     detect_near_duplicates: bool = False
     consolidate: str | None = None
     provenance: Provenance = field(default_factory=Provenance)
+    cleaning: Cleaning = field(default_factory=Cleaning)  # --redact, --strip-invisible
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,7 @@ class ApplyAnswer:
 def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | None = None) -> ApplyAnswer:
     """Apply every op of `stream`; raises BatchAborted when an atomic batch stored nothing because of
     a refused op, and when every op was refused."""
-    decoded = decode_ops(stream, options.provenance)
+    decoded = decode_ops(stream, options.provenance, options.cleaning)
     moment = now or dt.datetime.now(dt.UTC)
     rendered = plan_all([op.request for op in decoded], moment)
     planned = [
@@ -221,10 +222,11 @@ def _session_links(decoded: Sequence[DecodedOp], outcomes: Sequence[OpOutcome]) 
 def _result(
     position: int, op: DecodedOp, outcome: OpOutcome, consolidated_into: int | None, *, preview: bool
 ) -> dict[str, Any]:
-    """One op's answer: the original's twelve fields, then `stored`, `outcome`, `retryable`, `changed`."""
+    """One op's answer: the original's twelve fields, then `stored`, `outcome`, `retryable`, `changed`,
+    `line`, and `redacted`/`stripped` when the notary cleaned the op."""
     error: MemhtmlError | None = outcome.error
     ok = outcome.outcome in ("written", "updated", "unchanged", "consolidated")
-    return {
+    result = {
         "index": position,
         "ok": ok,
         "path": outcome.path,
@@ -243,6 +245,7 @@ def _result(
         "changed": list(outcome.changed) if outcome.outcome == "updated" else None,
         "line": op.line,
     }
+    return result | op.screened.report()
 
 
 def _summary(outcomes: Sequence[OpOutcome]) -> dict[str, int]:

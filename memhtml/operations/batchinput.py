@@ -1,8 +1,9 @@
 """Decoding an `apply` stream: JSONL lines into write requests, before anything is opened.
 
-A line that is not one JSON object, carries an unknown key or a value of the wrong JSON type makes the
-whole stream a usage error naming the (1-based, physical) line. Problems of vocabulary or range
-(unknown memory type, importance 11, a bad date) are not the stream's fault: they become that op's
+A line that is not one JSON object, is longer than `MAX_APPLY_LINE_BYTES`, carries an unknown key or a
+value of the wrong JSON type makes the whole stream a usage error naming the (1-based, physical) line.
+Problems of vocabulary or range (unknown memory type, importance 11, a bad date) and what the safety
+notary finds (a secret, invisible characters) are not the stream's fault: they become that op's
 refusal, so the report names the op and, with --continue-on-error, the rest still land.
 """
 
@@ -10,16 +11,18 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError, UsageError
 from memhtml.contracts.instants import is_sortable_instant
+from memhtml.contracts.limits import MAX_APPLY_LINE_BYTES, size_words
 from memhtml.contracts.vocabulary import MEMORY_TYPES, TASK_STATUSES
 from memhtml.html.prose import split_apply_body
+from memhtml.operations.screening import Screened, screen_fields
 from memhtml.operations.write import WriteRequest
 
-# The original's fields, then ours (`event_at`), in the order the error message lists them.
+# The original's fields, then ours, in the order the error message lists them.
 OP_FIELDS: Final[tuple[str, ...]] = (
     "op",
     "title",
@@ -41,12 +44,15 @@ OP_FIELDS: Final[tuple[str, ...]] = (
     "prompt_id",
     "turn_uuid",
     "event_at",
+    "redact",
+    "strip_invisible",
 )
 _STRING_FIELDS: Final = frozenset(
     {"body", "article_html", "path", "workspace", "status", "due", "session_id", "prompt_id", "turn_uuid", "event_at"}
 )
 _LIST_FIELDS: Final = frozenset({"tag", "tags", "entity", "entities"})
 _NUMBER_FIELDS: Final = frozenset({"importance", "confidence"})
+_BOOLEAN_FIELDS: Final = frozenset({"strict_path", "redact", "strip_invisible"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,22 +65,32 @@ class Provenance:
 
 
 @dataclass(frozen=True, slots=True)
+class Cleaning:
+    """What the batch lets the notary clean in every op (an op's own `redact`/`strip_invisible` wins)."""
+
+    redact: bool = False
+    strip_invisible: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class DecodedOp:
     line: int
     request: WriteRequest | None  # None when the op is refused before the store
     refusal: MemhtmlError | None = None
     title: str = ""
+    screened: Screened = field(default_factory=Screened)
 
 
-def decode_ops(text: str, provenance: Provenance | None = None) -> list[DecodedOp]:
+def decode_ops(text: str, provenance: Provenance | None = None, cleaning: Cleaning | None = None) -> list[DecodedOp]:
     """Every op of the stream, in order; raises UsageError (exit 2) for the first malformed line."""
     provenance = provenance or Provenance()
+    cleaning = cleaning or Cleaning()
     ops: list[DecodedOp] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         fields = _shape(number, line)
-        ops.append(_decode(number, fields, provenance))
+        ops.append(_decode(number, fields, provenance, cleaning))
     if not ops:
         raise UsageError(
             "ERR_MISSING_ARGUMENT",
@@ -91,6 +107,15 @@ def _line_error(number: int, code: str, problem: str) -> UsageError:
 
 def _shape(number: int, line: str) -> dict[str, Any]:
     """The line's fields with nulls dropped, or a usage error naming what is wrong with its shape."""
+    if len(line) > MAX_APPLY_LINE_BYTES // 4 and (size := len(line.encode("utf-8", "surrogatepass"))) > (
+        MAX_APPLY_LINE_BYTES
+    ):
+        raise _line_error(
+            number,
+            "ERR_INVALID_FLAG",
+            f"{size} bytes: a line holds at most {MAX_APPLY_LINE_BYTES} bytes ({size_words(MAX_APPLY_LINE_BYTES)}); "
+            "one memory per line, one fact per memory",
+        )
     try:
         value = json.loads(line)
     except json.JSONDecodeError as error:
@@ -118,8 +143,8 @@ def _shape(number: int, line: str) -> dict[str, Any]:
             isinstance(item, str) or (isinstance(item, list) and all(isinstance(entry, str) for entry in item))
         ):
             raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a string or an array of strings")
-        if key == "strict_path" and not isinstance(item, bool):
-            raise _line_error(number, "ERR_INVALID_FLAG", "`strict_path` must be a JSON boolean (true or false)")
+        if key in _BOOLEAN_FIELDS and not isinstance(item, bool):
+            raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a JSON boolean (true or false)")
         if key in _NUMBER_FIELDS:
             fields[key] = _number(number, key, item)
     return fields
@@ -145,13 +170,16 @@ def _strings(fields: dict[str, Any], *keys: str) -> list[str]:
     return [value for value in values if value != ""]
 
 
-def _decode(number: int, fields: dict[str, Any], provenance: Provenance) -> DecodedOp:
-    title = str(fields["title"])
+def _decode(number: int, fields: dict[str, Any], provenance: Provenance, cleaning: Cleaning) -> DecodedOp:
+    """The op's request, screened by the safety notary before anything else reads its texts."""
+    redact = bool(fields.get("redact", cleaning.redact))
+    strip_invisible = bool(fields.get("strip_invisible", cleaning.strip_invisible))
     try:
+        fields, screened = screen_fields(fields, redact=redact, strip_invisible=strip_invisible)
         request = _request(fields, provenance)
     except MemhtmlError as refusal:
-        return DecodedOp(number, None, refusal, title)
-    return DecodedOp(number, request, None, title)
+        return DecodedOp(number, None, refusal)
+    return DecodedOp(number, request, None, request.title, screened)
 
 
 def _refuse(message: str, suggestion: str) -> InvalidMemory:
@@ -213,4 +241,6 @@ def _request(fields: dict[str, Any], provenance: Provenance) -> WriteRequest:
         event_at=event_at,
         task_status=status,
         due=due,
+        redact=bool(fields.get("redact", False)),
+        strip_invisible=bool(fields.get("strip_invisible", False)),
     )

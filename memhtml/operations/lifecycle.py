@@ -1,8 +1,8 @@
 """The lifecycle use cases after a write: correct, archive, link, and the task commands.
 
-Each validates its paths before opening anything, lets the store make exactly one commit, then
-indexes that commit (a failure there is an `index` warning, never a failed command). Every answer
-says whether something was stored.
+Each validates its paths and screens its texts (the safety notary) before opening anything, lets the
+store make exactly one commit, then indexes that commit (a failure there is an `index` warning, never
+a failed command). Every answer says whether something was stored.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import confine_memory_path, is_archived_path, slugify
 from memhtml.operations.browse import resolve
 from memhtml.operations.indexing import SessionLink, fresh_index, writable_index
+from memhtml.operations.screening import merged, screen_request, screen_text
 from memhtml.operations.write import WriteRequest, place_memory, staging_warning
 from memhtml.store.archiving import archived_text
 from memhtml.store.batch import PlannedOp, store_batch
@@ -61,6 +62,7 @@ def _live_successor(root: Path, path: str) -> str | None:
 def archive(root: Path, raw_path: str, reason: str, now: dt.datetime | None = None) -> dict[str, Any]:
     """`archive`: move one active memory into archive/<YYYY>/ with its stamps, as one commit."""
     path = confine_memory_path(raw_path, "archive")
+    screen_text("reason", reason)  # the reason is committed: refused like a memory's text
     store = open_store(root)
     if is_archived_path(path):
         raise refuse_archived(path, _live_successor(root, path), "archive")
@@ -77,8 +79,14 @@ def correct(
     root: Path, raw_target: str, request: WriteRequest, reason: str | None, now: dt.datetime | None = None
 ) -> dict[str, Any]:
     """`correct`: write the corrected memory beside the target (carrying its tags, entities and
-    workspace), archive the target as superseded, one commit. See `correct_memory` for dedupe."""
+    workspace), archive the target as superseded, one commit. See `correct_memory` for dedupe.
+    The caller's texts and the reason (a commit trailer) are screened before the store is opened, the
+    carried tags and entities once they are read."""
     target = confine_memory_path(raw_target, "correct")
+    request, screened = screen_request(request)
+    reason, screened_reason = screen_text(
+        "reason", reason, redact=request.redact, strip_invisible=request.strip_invisible
+    )
     store = open_store(root)
     if is_archived_path(target):
         raise refuse_archived(target, _live_successor(root, target), "correct")
@@ -91,6 +99,8 @@ def correct(
         tags=list(dict.fromkeys([*current.tags, *request.tags])),
         entities=list(dict.fromkeys([*current.entities, *request.entities])),
     )
+    carried, screened_carried = screen_request(carried)
+    screened = merged(merged(screened, screened_reason), screened_carried)
     placed = dataclasses.replace(
         place_memory(carried, moment),
         directory=str(PurePosixPath(target).parent),
@@ -134,6 +144,7 @@ def correct(
     }
     if corrected.changed:
         data["changed"] = list(corrected.changed)
+    data.update(screened.report())
     touched = [corrected.path] + ([corrected.archive_path, target] if corrected.archive_path else [])
     return _answer(corrected.committed, data, warning, touched)
 
@@ -153,6 +164,7 @@ def link(root: Path, raw_source: str, rel: str, raw_destination: str) -> dict[st
 
 def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> dict[str, Any]:
     """`task add`: a task memory (never deduped); one opened `done` is written straight into the archive."""
+    request, screened = screen_request(request)
     moment = _moment(now)
     instant = format_instant(moment)
     placed = place_memory(request, moment)
@@ -186,6 +198,7 @@ def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) 
         "taskStatus": request.task_status or "todo",
         "dueAt": request.due,
         "outcome": outcome.outcome,
+        **screened.report(),
     }
     return _answer(stored.committed, data, warning, [outcome.path or ""])
 
@@ -195,6 +208,7 @@ def task_status(
 ) -> dict[str, Any]:
     """`task status`: move a task's status; `done` archives it in the same commit."""
     path = confine_memory_path(raw_path, "task status")
+    screen_text("reason", reason)  # the reason is committed: refused like a memory's text
     store = open_store(root)
     instant = format_instant(_moment(now))
     messages = {

@@ -1,7 +1,8 @@
 """The `write` use case: turn one validated request into a stored memory and an honest outcome.
 
-Rendering and the format check happen before the store is touched; the store then dedupes, places,
-writes and commits under its lock. The result always says whether anything was stored.
+The safety notary (`operations.screening`), rendering and the format check happen before the store
+is touched; the store then dedupes, places, writes and commits under its lock. The result always says
+whether anything was stored.
 """
 
 from __future__ import annotations
@@ -23,6 +24,14 @@ from memhtml.html.prose import prose_article, prose_markup
 from memhtml.html.template import MemoryHead, finish_article, meta_line, render_memory_file
 from memhtml.html.validate import inspect_memory
 from memhtml.operations.indexing import SessionLink, writable_index
+from memhtml.operations.screening import (
+    Screened,
+    markup_problems,
+    refuse_oversized_file,
+    refuse_unscreened,
+    refuse_unscreened_article,
+    screen_request,
+)
 from memhtml.store.batch import OpOutcome, PlacedMemory, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
@@ -53,6 +62,8 @@ class WriteRequest:
     event_at: str | None = None  # becomes the article's first <time datetime>
     task_status: str | None = None
     due: str | None = None
+    redact: bool = False  # store each secret as [REDACTED:<kind>] instead of refusing the write
+    strip_invisible: bool = False  # remove invisible and bidi-control characters instead of refusing
 
     def restatement(self) -> Restatement:
         """What this write says about the head of a memory that already has its article."""
@@ -81,6 +92,7 @@ class WriteReport:
     changed: tuple[str, ...] = ()
     conflicts: list[dict[str, Any]] | None = None  # None: not asked for (or the index was unreadable)
     near_duplicates: NearDuplicateReport | None = None  # None: not asked for
+    screened: Screened = field(default_factory=Screened)
 
     def as_data(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -100,6 +112,7 @@ class WriteReport:
         if self.near_duplicates is not None:
             data["nearDuplicates"] = self.near_duplicates.findings[0]
             data["nearDuplicatesDegraded"] = self.near_duplicates.degraded
+        data.update(self.screened.report())
         if self.index_warning is not None:
             data["index"] = self.index_warning
         elif not self.index_synced:
@@ -130,13 +143,17 @@ def render_checked(
 
     Prose is rendered as generated and parsed once: that parse checks the file, gives the content
     hash, and proves the markup canonical (else the file is rendered the canonical way, parsed twice).
+    Every write door renders here, so the safety notary runs here first: whatever a door did not
+    screen (`screen_request`) is refused, and so is executable markup in an article given as HTML.
     """
+    refuse_unscreened(request)
     instant = format_instant(now)
     if single_parse and request.article_html is None:
         markup = prose_markup(request.claim or "", request.bodies)
         if request.event_at is not None:
             markup = _with_event_time(markup, request.event_at)
         text = render_memory_file(_head(request, instant, _PENDING_HASH), markup, canonical=True)
+        refuse_oversized_file(text)
         parsed, check = inspect_memory(text)
         if parsed.article_inner_html == markup:
             _refuse_violations(check.violations)
@@ -152,8 +169,13 @@ def render_checked(
     if request.event_at is not None:
         article = _with_event_time(article, request.event_at)
     file_text = render_memory_file(_head(request, instant, digest), article)
+    refuse_oversized_file(file_text)
     parsed, check = inspect_memory(file_text)
-    _refuse_violations(check.violations)
+    if request.article_html is None:
+        _refuse_violations(check.violations)
+    else:
+        _refuse_violations(check.violations + markup_problems(parsed.article_inner_html))
+        refuse_unscreened_article(parsed.article_inner_html)
     return _placed(request, now, file_text, digest), parsed
 
 
@@ -219,8 +241,9 @@ def write(
     detect_near_duplicates: bool = False,
 ) -> WriteReport:
     """Store one memory as one commit, or report the active memory that already says it (applying a
-    changed semantic head to it: `updated`)."""
+    changed semantic head to it: `updated`). Screened first: nothing below sees an unscreened text."""
     moment = now or dt.datetime.now(dt.UTC)
+    request, screened = screen_request(request)
     planned = plan_write(request, moment)
     if planned.refusal is not None:
         raise planned.refusal
@@ -274,6 +297,7 @@ def write(
         changed=outcome.changed,
         conflicts=findings,
         near_duplicates=near,
+        screened=screened,
     )
 
 

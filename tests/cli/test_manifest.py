@@ -40,9 +40,10 @@ BUILT_COMMANDS = [
 ]  # fmt: skip
 # Flags we add to the original's commands (documented in docs/compat.md).
 ADDED_FLAGS = {
-    "write": {"event-at", "detect-conflicts", "detect-near-duplicates"},
-    "apply": {"dry-run"},
-    "correct": {"tag", "entity", "importance", "confidence", "event-at"},
+    "write": {"event-at", "detect-conflicts", "detect-near-duplicates", "redact", "strip-invisible"},
+    "apply": {"dry-run", "redact", "strip-invisible"},
+    "correct": {"tag", "entity", "importance", "confidence", "event-at", "redact", "strip-invisible"},
+    "task add": {"redact", "strip-invisible"},
 }
 # Summaries reworded because our behaviour differs (relevance floor, read does not trip the
 # cooldown, DuckDB files instead of the original's index.db/state.db).
@@ -118,7 +119,7 @@ def test_write_flags_keep_the_original_names_types_and_vocabulary(manifest: dict
     assert list(by_name) == [
         "title", "claim", "body", "article-html", "type", "path", "strict-path", "workspace", "tag",
         "entity", "importance", "confidence", "event-at", "session-id", "prompt-id", "turn-uuid",
-        "detect-conflicts", "detect-near-duplicates",
+        "redact", "strip-invisible", "detect-conflicts", "detect-near-duplicates",
     ]  # fmt: skip
     assert by_name["confidence"]["type"] == "string" and by_name["importance"]["type"] == "int"
     assert by_name["tag"]["repeatable"] is True  # the original forgot to say so
@@ -135,6 +136,8 @@ def test_global_flags(manifest: dict[str, Any]) -> None:
 def test_response_types_and_error_codes_extend_the_original_in_order(manifest: dict[str, Any]) -> None:
     assert manifest["responseTypes"][: len(ORIGINAL_RESPONSE_TYPES)] == ORIGINAL_RESPONSE_TYPES
     assert manifest["errorCodes"][: len(ORIGINAL_ERROR_CODES)] == ORIGINAL_ERROR_CODES
+    # ours, appended: the safety notary's refusals
+    assert manifest["errorCodes"][len(ORIGINAL_ERROR_CODES) :] == ["ERR_SECRET_DETECTED", "ERR_INVISIBLE_CHARACTERS"]
 
 
 def test_config_and_guide(manifest: dict[str, Any]) -> None:
