@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from bench_env import ORIGINAL, original_installed, side_env
-from corpus import memories
+from corpus import ops_jsonl
 
 BENCH_GIT = {
     "GIT_AUTHOR_NAME": "bench",
@@ -31,31 +31,6 @@ BENCH_GIT = {
     "GIT_COMMITTER_NAME": "bench",
     "GIT_COMMITTER_EMAIL": "bench@memhtml.invalid",
 }
-
-
-def ops_jsonl(size: int, salt: str) -> str:
-    """`size` generated memories as apply ops (the claim leads the body, as `apply` reads it)."""
-    lines = []
-    for memory in memories(size, salt=salt):
-        request = memory.request
-        op: dict[str, object] = {
-            "op": "write",
-            "title": request.title,
-            "type": request.memory_type,
-            "body": " ".join([request.claim or "", *request.bodies]).strip(),
-        }
-        if request.workspace:
-            op["workspace"] = request.workspace
-        if request.tags:
-            op["tags"] = request.tags
-        if request.entities:
-            op["entities"] = request.entities
-        if request.importance is not None:
-            op["importance"] = request.importance
-        if request.confidence is not None:
-            op["confidence"] = request.confidence
-        lines.append(json.dumps(op, ensure_ascii=False))
-    return "\n".join(lines) + "\n"
 
 
 def run(command: list[str], env: dict[str, str]) -> tuple[float, int, str]:

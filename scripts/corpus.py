@@ -14,6 +14,7 @@ per-memory commits, no `apply`. `queries()` draws search queries from the same v
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import random
 from collections.abc import Callable, Iterator
@@ -318,6 +319,31 @@ def queries(count: int = 20, seed: int = 42) -> list[str]:
         if len(drawn) == count:
             break
     return drawn
+
+
+def ops_jsonl(size: int, salt: str) -> str:
+    """`size` generated memories as apply ops (the claim leads the body, as `apply` reads it)."""
+    lines = []
+    for memory in memories(size, salt=salt):
+        request = memory.request
+        op: dict[str, object] = {
+            "op": "write",
+            "title": request.title,
+            "type": request.memory_type,
+            "body": " ".join([request.claim or "", *request.bodies]).strip(),
+        }
+        if request.workspace:
+            op["workspace"] = request.workspace
+        if request.tags:
+            op["tags"] = request.tags
+        if request.entities:
+            op["entities"] = request.entities
+        if request.importance is not None:
+            op["importance"] = request.importance
+        if request.confidence is not None:
+            op["confidence"] = request.confidence
+        lines.append(json.dumps(op, ensure_ascii=False))
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------- stores

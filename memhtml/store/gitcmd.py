@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from memhtml.contracts.errors import GitFailure
+from memhtml.store.lock import held_descriptors
 
 # Variables a hook or a parent git process can leak into us; they would redirect our git calls.
 _LEAKY_GIT_VARIABLES: Final[tuple[str, ...]] = (
@@ -54,6 +55,7 @@ def run_git(
             capture_output=True,
             env=git_environment(env),
             check=False,
+            pass_fds=held_descriptors(),
         )
     except OSError as error:  # git missing or not executable
         raise GitFailure(f"git {args[0]} could not start ({error.strerror})", ["install git"]) from error
@@ -79,6 +81,7 @@ def stream_to_git(root: Path, args: Sequence[str], chunks: Iterable[bytes]) -> N
                 stdout=subprocess.DEVNULL,
                 stderr=errors,  # a file, not a pipe: a chatty failure can never block our writes
                 env=git_environment(),
+                pass_fds=held_descriptors(),
             )
         except OSError as error:
             raise GitFailure(f"git {args[0]} could not start ({error.strerror})", ["install git"]) from error

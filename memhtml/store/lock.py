@@ -2,6 +2,9 @@
 
 The kernel releases the lock when its holder dies, so a crashed writer never wedges the store; the
 lock file itself is never deleted (deleting it would let two writers lock two different inodes).
+The git children a holder starts share its lock descriptor (`held_descriptors`), so a writer killed
+while its `update-ref` or `update-index` still runs keeps the store locked until that child is done:
+the next writer never looks at (or recovers) a store that a dead writer's git child is still changing.
 """
 
 from __future__ import annotations
@@ -19,6 +22,13 @@ from memhtml.contracts.errors import LockTimeout
 
 LOCK_FILENAME: Final[str] = "memhtml-write.lock"
 DEFAULT_LOCK_TIMEOUT_SECONDS: Final[float] = 60.0
+
+_held: list[int] = []  # descriptors of the locks this process holds now
+
+
+def held_descriptors() -> tuple[int, ...]:
+    """The lock descriptors a child process should inherit (see the module's docstring)."""
+    return tuple(_held)
 
 
 @contextmanager
@@ -40,9 +50,11 @@ def write_lock(git_dir: Path, timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECO
                     ) from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.1)
+        _held.append(descriptor)
         try:
             yield
         finally:
+            _held.remove(descriptor)
             fcntl.flock(descriptor, fcntl.LOCK_UN)
     finally:
         os.close(descriptor)

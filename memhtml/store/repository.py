@@ -1,7 +1,8 @@
 """Opening and initializing a memory store: the git repository, its PARA scaffold and its ignore rules.
 
 A store is a git work tree whose top level is the store root and which holds the four PARA buckets.
-Opening never creates anything but our own ignore lines in `.git/info/exclude`.
+Opening never creates anything but our own ignore lines in `.git/info/exclude`; it puts back what a
+writer killed mid-transaction left in the tree (`store/recovery.py`) when no writer holds the lock.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from memhtml.store.commit import (
 )
 from memhtml.store.gitcmd import run_git
 from memhtml.store.lock import write_lock
+from memhtml.store.recovery import recover_if_idle
 from memhtml.store.scaffold import GITATTRIBUTES, GITIGNORE, GITKEEP_DIRECTORIES, README_HTML
 
 # Our database files; ignored in every store we open, including stores the original made.
@@ -83,6 +85,7 @@ def open_store(root: Path) -> Store:
         raise NotAStore(f"no memory store at {root}: its first commit is missing (init did not finish)", suggestion)
     store = Store(root=resolved, git_dir=git_dir.resolve())
     ensure_excluded(store)
+    recover_if_idle(store.root, store.git_dir)  # a writer killed outright: put its tree back first
     return store
 
 

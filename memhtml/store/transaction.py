@@ -3,7 +3,9 @@
 The caller holds the write lock. Every touched path is journaled first (its prior bytes, or its
 absence); until the branch moves, any failure, interrupt or SIGTERM/SIGHUP puts every byte back, so
 the tree is identical to before. Once the branch has moved the files belong to history and nothing
-is undone. Moves are `git mv`-shaped (the source leaves the tree in the same commit).
+is undone. Moves are `git mv`-shaped (the source leaves the tree in the same commit). The journal is
+also written to `.git` (`store/recovery.py`), so what a writer killed outright leaves is put back by
+the next command.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from memhtml.store.files import create_file_exclusively, remove_directories
 from memhtml.store.gitcmd import run_git
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.lock import write_lock
+from memhtml.store.recovery import JournalFile, recover_interrupted_writes
 from memhtml.store.repository import Store
 
 
@@ -54,10 +57,11 @@ class Committed:
 
 @contextlib.contextmanager
 def exclusive(store: Store) -> Iterator[None]:
-    """The store's write lock, with SIGTERM/SIGHUP turned into interrupts so rollbacks run, and the
-    private index files of any killed writer swept away."""
+    """The store's write lock, with SIGTERM/SIGHUP turned into interrupts so rollbacks run, and what any
+    killed writer left (files of its unfinished transaction, its private index files) cleared away."""
     with write_lock(store.git_dir), signals_as_interrupts():
         sweep_private_indexes(store.git_dir)
+        recover_interrupted_writes(store.root, store.git_dir)
         yield
 
 
@@ -130,8 +134,8 @@ class ModificationGuard:
 
 def commit_changes(store: Store, changes: Sequence[FileChange], message: str) -> Committed:
     """Put `changes` in the working tree and commit them as one commit; restore everything on failure."""
-    journal = _Journal(store.root)
     head_before = head_sha(store.root)
+    journal = _Journal(store.root, _begin_journal(store, changes))
     destinations = {change.path for change in changes}
     # A source that another change refills (an in-place correction) stays in the tree.
     staged = [
@@ -155,10 +159,30 @@ def commit_changes(store: Store, changes: Sequence[FileChange], message: str) ->
             journal.undo()
             raise
         if records is None or not isinstance(error, KeyboardInterrupt):
+            journal.log.abandon()  # the next lock holder refreshes the git index of what landed
             raise
         # Interrupted after the branch moved: the write is done, so finish it and answer success.
         landed = Landed(head_sha(store.root) or "", records)
-    return Committed(landed, sync_real_index(store.root, landed.records))
+    committed = Committed(landed, sync_real_index(store.root, landed.records))
+    journal.log.finish()
+    return committed
+
+
+def _begin_journal(store: Store, changes: Sequence[FileChange]) -> JournalFile:
+    """Record on disk, before the tree is touched, every file the transaction creates and every
+    directory it makes (rewrites and moves record their prior bytes as they happen)."""
+    creates = [(change.path, change.text.encode("utf-8")) for change in changes if not change.rewrite]
+    checked: set[Path] = set()
+    directories: set[str] = set()
+    for path, _ in creates:
+        parent = (store.root / path).parent
+        while parent != store.root and parent not in checked:
+            checked.add(parent)
+            if os.path.lexists(parent):
+                break
+            directories.add(parent.relative_to(store.root).as_posix())
+            parent = parent.parent
+    return JournalFile.begin(store.git_dir, creates, directories)
 
 
 def _write_while_packing(
@@ -181,8 +205,9 @@ def _write_while_packing(
 class _Journal:
     """What a transaction did to the working tree, so it can be put back byte for byte."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, log: JournalFile) -> None:
         self.root = root
+        self.log = log  # the same journal on disk, for a writer killed before it can undo
         self.created: list[str] = []
         self.directories: list[Path] = []
         self.known_directories: set[Path] = set()
@@ -200,18 +225,23 @@ class _Journal:
         self.created.append(change.path)
         if change.source is not None:
             source = self.root / change.source
-            self.prior.append((change.source, source.read_bytes()))
+            prior = source.read_bytes()
+            self.log.remove(change.source, prior)
+            self.prior.append((change.source, prior))
             source.unlink()
 
     def _replace(self, path: str, text: str) -> None:
         target = self.root / path
         if target.is_symlink():
             raise StorageFailure(f"{path} is a symbolic link; memories are rewritten only inside the store", [])
-        self.prior.append((path, target.read_bytes()))
+        prior = target.read_bytes()
         temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        data = text.encode("utf-8")
+        self.log.rewrite(path, prior, data, temporary.name)
+        self.prior.append((path, prior))
         try:
             with temporary.open("xb") as handle:
-                handle.write(text.encode("utf-8"))
+                handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temporary, target)
@@ -227,6 +257,7 @@ class _Journal:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         remove_directories(self.directories)
+        self.log.finish()  # an undo cut short leaves the journal for the next lock holder
 
 
 def _landed_since(root: Path, head_before: str | None, message: str) -> bool:
