@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test check lint typecheck importlint bench eval clean venv
+.PHONY: demo test check lint typecheck importlint bench eval stress clean venv
 
 venv: $(STAMP)
 
@@ -22,6 +22,11 @@ test: $(STAMP) lint typecheck importlint
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider
 
 check: test
+
+# The kill -9 and many-writer proofs at full size (10k-op apply, 16 writers x 50 writes); make test
+# runs them small.
+stress: $(STAMP)
+	MEMHTML_STRESS=1 $(BIN)/python -m pytest -p no:cacheprovider -s tests/store/test_crash_safety.py tests/store/test_concurrency_proof.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check memhtml tests scripts

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 PARALLEL_MINIMUM_FILES: Final[int] = 1000
 CHUNK_FILES: Final[int] = 250
 MAX_WORKERS: Final[int] = 4
+PARENT_POLL_SECONDS: Final[float] = 0.2
 
 Item = tuple[str, str, bytes | None]
 Projected = FileProjection | SkippedFile
@@ -48,8 +49,42 @@ def projection_pool(file_count: int) -> Iterator[Executor | None]:
     # threads are never forked.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["memhtml.index.projection"])
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         yield pool
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """Make this worker end when `parent_pid` does, even when the parent was killed with SIGKILL.
+
+    A worker blocked on its task queue outlives a killed parent, and it inherited the parent's open
+    files, the write lock among them; left running it would hold the store locked for nobody.
+    """
+    import threading
+    import time
+
+    def watch() -> None:
+        while _process_alive(parent_pid):
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            # The state follows the parenthesised command name; a zombie has exited already.
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
 
 
 class PendingProjection:

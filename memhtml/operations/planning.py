@@ -15,6 +15,7 @@ from typing import Final
 
 from memhtml.contracts.errors import MemhtmlError
 from memhtml.contracts.instants import format_instant
+from memhtml.index.parallel import exit_with_parent
 from memhtml.index.projection import FileProjection, project_memory
 from memhtml.operations.write import WriteRequest, render_checked
 from memhtml.store.batch import PlannedOp
@@ -80,7 +81,9 @@ def plan_all(requests: Sequence[WriteRequest | None], moment: dt.datetime) -> li
     context.set_forkserver_preload(["memhtml.operations.planning"])
     slices = [list(requests[start : start + CHUNK_OPS]) for start in range(0, len(requests), CHUNK_OPS)]
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),)
+        ) as pool:
             futures = [pool.submit(plan_slice, chunk, moment) for chunk in slices]
             return [planned for future in futures for planned in future.result()]
     except (BrokenProcessPool, OSError, RuntimeError):

@@ -69,3 +69,54 @@ def test_a_rebuild_whose_workers_cannot_start_falls_back_to_one_process(tmp_path
     done = subprocess.run([sys.executable, "-"], input=program, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == str(parallel.PARALLEL_MINIMUM_FILES + 5)
+
+
+POOL_HOLDER = """
+import os, time
+from memhtml.index.parallel import projection_pool
+
+if __name__ == "__main__":
+    with projection_pool(100_000) as pool:
+        pids = sorted({future.result() for future in [pool.submit(os.getpid) for _ in range(16)]})
+        print(" ".join(map(str, pids)), flush=True)
+        time.sleep(120)
+"""
+
+
+def test_pool_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+    """A worker inherits the parent's open files (the write lock among them): it must not outlive it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("no pool on one core")
+    script = tmp_path / "holder.py"
+    script.write_text(POOL_HOLDER)
+    holder = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    worker_pids = [int(pid) for pid in holder.stdout.readline().split()]
+    assert worker_pids, "the pool started no worker"
+    assert all(_alive(pid) for pid in worker_pids)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in worker_pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in worker_pids if _alive(pid)]
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
