@@ -19,6 +19,9 @@ MAX_SEGMENT_BYTES: Final[int] = 255  # what file systems accept for one name
 MAX_COLLISION_ORDINAL: Final[int] = 1000
 _NON_SLUG: Final = re.compile(r"[^a-z0-9]+")
 _CONTROL_CHARACTER: Final = re.compile(r"[\x00-\x1f\x7f]")
+# A percent escape of a dot, a separator or a control character: decoded by any URL-aware reader
+# (a resource URI, a published page), it would climb out of the directory it seems to sit in.
+_ENCODED_STEP: Final = re.compile(r"%(?:2[eEfF]|5[cC]|[01][0-9a-fA-F]|7[fF])")
 _ARCHIVED: Final = re.compile(r"^archive/(\d{4,})/(.+)$")
 # Stems that would collide with generated artifacts (`index.html` is overwritten by publishing).
 RESERVED_STEMS: Final[frozenset[str]] = frozenset({"index"})
@@ -107,16 +110,54 @@ def memory_filename(slug: str, ordinal: int, date_prefix: str | None) -> str:
     return f"{date_prefix}-{stem}.html" if date_prefix else f"{stem}.html"
 
 
+def named_path_problem(raw: str) -> str | None:
+    """Why `raw`, a path a caller named, cannot name a memory; None when its normalized form can.
+
+    Stricter than `path_problem`, which also judges the names already in a corpus: a named path may
+    not carry a backslash (another system's separator) or a percent-encoded dot or separator, and a
+    leading `/` names the store's root (as a memory's hrefs do), never the file system.
+    """
+    if "\0" in raw:
+        return "it contains a NUL byte"
+    if "\\" in raw:
+        return "it contains a backslash; segments are separated by `/` only"
+    if _ENCODED_STEP.search(raw):
+        return (
+            "it contains a percent-encoded dot, separator or control character (`%2e`, `%2f`, `%5c`, …); "
+            "name the path as it is stored, not URL-encoded"
+        )
+    problem = path_problem(normalize_path(raw))
+    if problem is not None and raw.strip().startswith("/") and normalize_path(raw).split("/")[0] not in PARA_BUCKETS:
+        problem += (
+            "; a leading `/` names the store's root, not the file system: name the memory relative to the "
+            "store (`areas/inbox/<name>.html`)"
+        )
+    return problem
+
+
 def confine_memory_path(raw: str, command: str) -> str:
     """The normalized corpus path named by `raw`, refused (exit 2) when it cannot name a memory."""
-    if "\0" in raw:
-        raise UsageError("ERR_INVALID_FLAG", f"{command}: the path contains a NUL byte", [f"memhtml help {command}"])
-    normalized = normalize_path(raw)
-    problem = path_problem(normalized)
+    problem = named_path_problem(raw)
     if problem is not None:
         raise UsageError(
             "ERR_INVALID_FLAG",
-            f"{command}: `{raw}` is not a memory path: {problem}",
-            [f"memhtml help {command}"],
+            f"{command}: `{printable(raw)}` is not a memory path: {problem}",
+            [*_relative_hints(raw), "memhtml list", f"memhtml help {command}"],
         )
-    return normalized
+    return normalize_path(raw)
+
+
+def printable(text: str) -> str:
+    """`text` with control characters shown as `\\xNN` escapes, so an error message cannot carry them."""
+    return _CONTROL_CHARACTER.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+def _relative_hints(raw: str) -> list[str]:
+    """For an absolute path that reaches into a store, `resolve` of each repo-relative reading of it
+    (from each PARA bucket it passes through): a guess from the text alone, since the store's own
+    location is not known here and may itself contain a bucket's name."""
+    if not raw.strip().startswith("/"):
+        return []
+    segments = normalize_path(raw).split("/")
+    candidates = ["/".join(segments[index:]) for index, segment in enumerate(segments) if segment in PARA_BUCKETS]
+    return [f"memhtml resolve {candidate}" for candidate in candidates if named_path_problem(candidate) is None]

@@ -13,6 +13,7 @@ from memhtml.contracts.vocabulary import MEMORY_RELS
 from memhtml.index.database import Database
 from memhtml.index.scope import Scope, scope_filter
 from memhtml.operations.indexing import fresh_index, now_instant
+from memhtml.store.files import is_regular_file
 from memhtml.store.repository import open_store
 
 NEIGHBOR_SCAN_CAP: Final[int] = 10_000
@@ -92,7 +93,8 @@ def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[
     store = open_store(root)
     allowed = list(rels) or list(MEMORY_RELS)
     with fresh_index(store) as database:
-        if not _known(database, center) and not (store.root / center).is_file():
+        # A file on disk counts only as git would see it: regular, and reached without a symbolic link.
+        if not _known(database, center) and not is_regular_file(store.root, center):
             raise PathNotFound(f"no memory at {center}", ["memhtml status"])
         seen: dict[str, dict[str, Any]] = {}
         frontier = [center]

@@ -12,8 +12,8 @@ from memhtml.contracts.paths import confine_memory_path, is_archived_path
 from memhtml.html.document import ParsedMemory, parse_memory
 from memhtml.html.validate import check_memory
 from memhtml.operations.indexing import record_access
+from memhtml.store.files import LinkedPath, read_regular_file
 from memhtml.store.gitread import GitCorpusReader
-from memhtml.store.history import read_versions
 from memhtml.store.repository import open_store
 
 # Only commands that exist are suggested; `resolve` and `search` join once they are built.
@@ -30,17 +30,19 @@ def read(
     """The `memory.detail` data of the memory at `raw_path`; the read is counted as an access."""
     path = confine_memory_path(raw_path, "read")
     store = open_store(root)
-    target = store.root / path
     try:
-        resolved = target.resolve(strict=True)
-    except (FileNotFoundError, NotADirectoryError):
-        raise PathNotFound(f"no memory at {path}", _NOT_FOUND_SUGGESTIONS) from None
-    if not resolved.is_relative_to(store.root) or resolved.is_relative_to(store.git_dir):
-        raise PathNotFound(f"no memory at {path}: it resolves outside the store", _NOT_FOUND_SUGGESTIONS)
-    if not resolved.is_file():
-        raise PathNotFound(f"no memory at {path}", _NOT_FOUND_SUGGESTIONS)
+        data = read_regular_file(store.root, path)
+    except LinkedPath as link:
+        raise PathNotFound(
+            f"no memory at {path}: {link.component} is a symbolic link, and memories are read only inside the "
+            "store, never through a link",
+            [f"ls -ld {link.component}", *_NOT_FOUND_SUGGESTIONS],
+        ) from None
+    if data is None:
+        raise PathNotFound(f"no memory at {path}", [f"memhtml resolve {path}", *_NOT_FOUND_SUGGESTIONS])
     try:
-        text = resolved.read_text(encoding="utf-8")
+        # Universal newlines, as the text-mode read of the working-tree file always did.
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError:
         raise InvalidMemory(f"invalid memory: {path} is not UTF-8 text", ["memhtml manifest"]) from None
     check = check_memory(text)
@@ -108,11 +110,15 @@ def read_at(root: Path, commit: str, raw_path: str) -> dict[str, object]:
         )
     path = confine_memory_path(raw_path, "read")
     store = open_store(root)
-    resolved = GitCorpusReader(store.root).resolve_commit(commit)
+    reader = GitCorpusReader(store.root)
+    resolved = reader.resolve_commit(commit)
     if resolved is None:
         raise PathNotFound(f"no commit {commit} in this store", ["git log --oneline", "memory_resolve <path>"])
     sha = resolved[0]
-    text = read_versions(store, [(sha, path)]).get((sha, path))
+    # The commit's tree entry, regular files only: a symbolic link committed at `path` is not a memory.
+    blob = reader.tree(sha, [path]).get(path)
+    data = reader.blobs([blob]).get(blob) if blob is not None else None
+    text = data.decode("utf-8", "replace") if data is not None else None
     if text is None:
         raise PathNotFound(f"no memory at {path} in commit {sha}", [f"git log --oneline -- {path}"])
     check = check_memory(text)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError
 from memhtml.contracts.instants import format_instant
-from memhtml.contracts.paths import normalize_path, path_problem, slugify
+from memhtml.contracts.paths import named_path_problem, normalize_path, printable, slugify
 from memhtml.domain.placement import placement_directory
 from memhtml.html.document import ParsedMemory
 from memhtml.html.identity import Restatement, first_event_time, set_event_time
@@ -318,14 +318,15 @@ def _explicit_path(request: WriteRequest) -> str | None:
     if request.path is None:
         return None
     normalized = normalize_path(request.path)
-    problem = path_problem(normalized)
+    problem = named_path_problem(request.path)
     if problem is None and normalized.startswith("archive/"):
         problem = "archive/ holds archived memories only (use `memhtml archive` to retire one)"
     if problem is None:
         return normalized
     if request.strict_path:
         raise InvalidMemory(
-            f"invalid memory: path `{request.path}` is not a usable memory path: {problem}. Nothing was written",
+            f"invalid memory: path `{printable(request.path)}` is not a usable memory path: {problem}. "
+            "Nothing was written",
             ["memhtml write --title <title> --claim <sentence> --type <type> (no --path: placement decides)"],
         )
     return None

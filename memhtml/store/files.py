@@ -1,16 +1,96 @@
-"""Creating memory files in the working tree: atomically, never replacing a file, never through a symlink.
+"""Memory files in the working tree: created atomically, never replacing a file, and neither created
+nor read through a symbolic link.
 
 A transaction records what these functions created so it can remove exactly that (and the directories
-it had to make) when its commit does not land.
+it had to make) when its commit does not land. A path a caller names is confined to the corpus by
+`contracts.paths` from its text alone; only the file system can tell whether one of its components
+is a link leading elsewhere, so that check lives here: a memory is a regular file reached through
+real directories, as git itself tracks it (git never looks beyond a symbolic link).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 from pathlib import Path
 
 from memhtml.contracts.errors import InvalidMemory, StorageFailure, WriteConflict
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+class LinkedPath(Exception):
+    """A component of a repo-relative path is a symbolic link; `component` is its repo-relative path."""
+
+    def __init__(self, component: str) -> None:
+        super().__init__(component)
+        self.component = component
+
+
+def linked_component(root: Path, path: str) -> str | None:
+    """The first component of `path` (repo-relative) that is a symbolic link, or None; components
+    past the first missing one are not looked at (nothing can be reached through them)."""
+    current = root
+    for part in path.split("/"):
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if stat.S_ISLNK(mode):
+            return current.relative_to(root).as_posix()
+        if not stat.S_ISDIR(mode):
+            return None
+    return None
+
+
+def is_regular_file(root: Path, path: str) -> bool:
+    """Whether `path` is a regular file reached through real directories only."""
+    if linked_component(root, path) is not None:
+        return False
+    try:
+        return stat.S_ISREG(os.lstat(root / path).st_mode)
+    except OSError:
+        return False
+
+
+def read_regular_file(root: Path, path: str) -> bytes | None:
+    """The bytes of the regular file at `path`, opened one component at a time without following a
+    symbolic link (so a link swapped in while reading cannot lead out either); None when it is
+    missing or is not a regular file (a directory, a FIFO). Raises LinkedPath for a link."""
+    parts = path.split("/")
+    directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+    try:
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            flags = os.O_RDONLY | os.O_NOFOLLOW | _CLOEXEC | (os.O_NONBLOCK if last else os.O_DIRECTORY)
+            try:
+                opened = os.open(part, flags, dir_fd=directory)
+            except OSError as error:
+                if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) and _is_link(directory, part):
+                    raise LinkedPath("/".join(parts[: index + 1])) from None
+                if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.ENXIO):
+                    return None
+                raise
+            os.close(directory)
+            directory = opened
+        if not stat.S_ISREG(os.fstat(directory).st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(directory, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(directory)
+
+
+def _is_link(directory: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=directory).st_mode)
+    except OSError:
+        return False
 
 
 def create_file_exclusively(root: Path, path: str, text: str, known_directories: set[Path] | None = None) -> list[Path]:
@@ -61,13 +141,18 @@ def _refuse_symlinks(root: Path, directory: Path) -> None:
     for part in directory.relative_to(root).parts:
         current = current / part
         if current.is_symlink():
-            raise InvalidMemory(
-                f"invalid memory: {current.relative_to(root)} is a symbolic link; memories are written "
-                "only inside the store. Nothing was written",
-                [],
-            )
+            raise linked_refusal(current.relative_to(root).as_posix(), "written")
         if not current.exists():
             return
+
+
+def linked_refusal(component: str, verb: str) -> InvalidMemory:
+    """The refusal to write, rewrite or move a memory through the symbolic link `component`."""
+    return InvalidMemory(
+        f"invalid memory: {component} is a symbolic link; memories are {verb} only inside the store, "
+        "never through a link. Nothing was written",
+        [f"ls -ld {component}", "memhtml status"],
+    )
 
 
 def _make_parents(root: Path, directory: Path) -> list[Path]:

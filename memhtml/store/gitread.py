@@ -15,6 +15,7 @@ from memhtml.contracts.errors import GitFailure
 from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import is_memory_path
 from memhtml.store.commit import head_sha
+from memhtml.store.files import LinkedPath, is_regular_file, read_regular_file
 from memhtml.store.gitcmd import run_git
 
 _BUCKETS = ("projects", "areas", "resources", "archive")
@@ -111,11 +112,12 @@ class GitCorpusReader:
             path = record[3:].decode("utf-8", "surrogateescape")
             if code == "!!" or "U" in code or not is_memory_path(path):
                 continue
-            entries.append(DirtyEntry(path, deleted="D" in code or not (self.root / path).is_file()))
+            entries.append(DirtyEntry(path, deleted="D" in code or not is_regular_file(self.root, path)))
         return entries
 
     def worktree_blobs(self, paths: Sequence[str]) -> dict[str, tuple[str, bytes]]:
-        present = [path for path in paths if (self.root / path).is_file() and not (self.root / path).is_symlink()]
+        # Never through a symbolic link, the file's own or a directory's: what it leads to is not the corpus.
+        present = [path for path in paths if is_regular_file(self.root, path)]
         if not present:
             return {}
         listing = "".join(path + "\n" for path in present).encode("utf-8")
@@ -123,9 +125,11 @@ class GitCorpusReader:
         blobs: dict[str, tuple[str, bytes]] = {}
         for path, sha in zip(present, shas.decode().split(), strict=True):
             try:
-                blobs[path] = (sha, (self.root / path).read_bytes())
-            except OSError:
+                data = read_regular_file(self.root, path)
+            except (OSError, LinkedPath):
                 continue
+            if data is not None:
+                blobs[path] = (sha, data)
         return blobs
 
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from memhtml.contracts.errors import DirtyTree, StorageFailure
+from memhtml.contracts.errors import DirtyTree
 from memhtml.store.commit import (
     PACK_THRESHOLD,
     Landed,
@@ -30,7 +30,14 @@ from memhtml.store.commit import (
     sweep_private_indexes,
     sync_real_index,
 )
-from memhtml.store.files import create_file_exclusively, remove_directories
+from memhtml.store.files import (
+    LinkedPath,
+    create_file_exclusively,
+    linked_component,
+    linked_refusal,
+    read_regular_file,
+    remove_directories,
+)
 from memhtml.store.gitcmd import run_git
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.lock import write_lock
@@ -108,10 +115,12 @@ class ModificationGuard:
         self._staged: frozenset[str] | None = None
 
     def check(self, path: str, committed_text: str) -> None:
+        # A directory of `path` swapped for a symbolic link leads elsewhere, whatever bytes sit there:
+        # git no longer sees the committed file, and a rewrite or move would land outside the store.
         try:
-            on_disk = (self.store.root / path).read_bytes()
-        except FileNotFoundError:
-            on_disk = None
+            on_disk = read_regular_file(self.store.root, path)
+        except LinkedPath as link:
+            raise linked_refusal(link.component, "rewritten and moved") from None
         if on_disk != committed_text.encode("utf-8"):
             raise DirtyTree(
                 f"{path} has uncommitted changes (or is missing from the working tree); nothing was written",
@@ -221,6 +230,8 @@ class _Journal:
         if change.rewrite:
             self._replace(change.path, change.text)
             return
+        if change.source is not None:
+            self._refuse_links(change.source)
         self.directories += create_file_exclusively(self.root, change.path, change.text, self.known_directories)
         self.created.append(change.path)
         if change.source is not None:
@@ -232,8 +243,7 @@ class _Journal:
 
     def _replace(self, path: str, text: str) -> None:
         target = self.root / path
-        if target.is_symlink():
-            raise StorageFailure(f"{path} is a symbolic link; memories are rewritten only inside the store", [])
+        self._refuse_links(path)
         prior = target.read_bytes()
         temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
         data = text.encode("utf-8")
@@ -247,6 +257,12 @@ class _Journal:
             os.replace(temporary, target)
         finally:
             temporary.unlink(missing_ok=True)
+
+    def _refuse_links(self, path: str) -> None:
+        """The guard checked this path when the operation read it; refuse a link swapped in since."""
+        component = linked_component(self.root, path)
+        if component is not None:
+            raise linked_refusal(component, "rewritten and moved")
 
     def undo(self) -> None:
         # New files go first: an in-place correction creates a file where the moved one used to be.
