@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memhtml.cli.door import Door
+from memhtml.cli.health import register_health_commands
 
 if TYPE_CHECKING:
     from memhtml.operations.retrieval import RetrievalRequest
@@ -30,6 +31,7 @@ eval_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(eval_app, name="eval")
 serve_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(serve_app, name="serve")
+register_health_commands(app)
 
 
 # Options several write doors share, declared once.

@@ -14,6 +14,11 @@ from rich.text import Text
 
 def render_success(response_type: str, data: dict[str, Any]) -> None:
     console = Console()
+    if response_type == "validate.report":
+        console.print(Panel(_validation(data), title=response_type, title_align="left", border_style="green"))
+        return
+    if response_type == "doctor.report":
+        data = _doctor_findings(data)
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column(overflow="fold")
@@ -30,6 +35,9 @@ def render_failure(envelope: dict[str, Any]) -> None:
         body.append(f"\n  try: {suggestion}", style="dim")
     if "outcome" in envelope:
         body.append(f"\nstored: false ({envelope['outcome']})", style="yellow")
+    data = envelope.get("data")
+    if isinstance(data, dict) and isinstance(data.get("violations"), list):
+        body.append("\n\n").append_text(_validation(data))
     console.print(Panel(body, title="error", title_align="left", border_style="red"))
 
 
@@ -37,8 +45,37 @@ def render_markdown(markdown: str) -> None:
     Console().print(Markdown(markdown))
 
 
+def _validation(data: dict[str, Any]) -> Text:
+    """A `validate.report` as a listing: every violation under its file, then warnings and skips."""
+    text = Text(f"{data['checked']} memory file(s) checked, {data['invalid']} invalid", style="bold")
+    sections = (("violations", "red"), ("warnings", "yellow"), ("skipped", "dim"))
+    for key, style in sections:
+        entries = data.get(key) or []
+        if not entries:
+            continue
+        text.append(f"\n{key}:", style=style)
+        for entry in entries:
+            code = f" [{entry['code']}]" if "code" in entry else ""
+            text.append(f"\n  {entry['path']}: ", style="cyan").append(f"{entry['reason']}{code}")
+    return text
+
+
+_DOCTOR_ALWAYS: tuple[str, ...] = ("healthy", "root", "headSha", "filesChecked", "remedies", "repaired")
+
+
+def _doctor_findings(data: dict[str, Any]) -> dict[str, Any]:
+    """A person reads a doctor report for what is wrong: empty findings and false flags are left out."""
+    return {
+        key: value
+        for key, value in data.items()
+        if key in _DOCTOR_ALWAYS
+        or (value not in ([], {}, None, False, 0) and key != "indexDrift")
+        or (key == "indexDrift" and isinstance(value, dict) and any(value.values()))
+    }
+
+
 def _tone(data: dict[str, Any]) -> str:
-    if data.get("stored") is False:
+    if data.get("stored") is False or data.get("healthy") is False:
         return "yellow"
     return "green"
 

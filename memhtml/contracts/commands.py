@@ -1,8 +1,8 @@
 """The command table: every command, argument and flag the CLI accepts, with the manifest's metadata.
 
 This is the one source the argument grammar, the manifest, per-command help and AGENTS.md are
-projected from. The shapes live in `commandspec`, the write doors' shared flags in `writeflags`, and
-the write lifecycle's commands in `lifecycle_commands`.
+projected from. The shapes live in `commandspec`, the write doors' shared flags in `writeflags`, the
+write lifecycle's commands in `lifecycle_commands` and the store-health commands in `health_commands`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from memhtml.contracts.commandspec import (
     GuideTopic,
     ValueFormat,
 )
+from memhtml.contracts.health_commands import ADDED_HEALTH_COMMANDS, HEALTH_COMMANDS
 from memhtml.contracts.lifecycle_commands import (
     APPLY_COMMANDS,
     ARCHIVE_COMMAND,
@@ -458,6 +459,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         examples=("memhtml status --dense",),
         opens_repo=True,
     ),
+    *HEALTH_COMMANDS,
     CommandSpec(
         name="eval discriminate",
         summary="The refusable retrieval gate: every probe must outrank its own wrong-fact twins.",
@@ -677,6 +679,8 @@ RESPONSE_TYPES: Final[tuple[str, ...]] = (
     "conflicts.audit",
     "eval.locomo",
     "eval.supersession",
+    "validate.report",
+    "hooks.report",
 )
 
 CONFIG_VARS: Final[tuple[ConfigVar, ...]] = (
@@ -751,7 +755,10 @@ GUIDE: Final[tuple[GuideTopic, ...]] = (
 
 
 # Commands the original does not have.
-ADDED_COMMANDS: Final[tuple[str, ...]] = ("batch", "why", "conflicts audit", "eval locomo", "eval supersession")
+ADDED_COMMANDS: Final[tuple[str, ...]] = (
+    *("batch", "why", "conflicts audit", "eval locomo", "eval supersession"),
+    *(command.name for command in ADDED_HEALTH_COMMANDS),
+)
 
 # The original's commands this version does not have yet; naming one gets a plain answer, not a typo hint.
 NOT_YET_BUILT: Final[tuple[str, ...]] = (
@@ -765,7 +772,6 @@ NOT_YET_BUILT: Final[tuple[str, ...]] = (
     "sleep status",
     "sleep plan",
     "publish",
-    "doctor",
     "exec",
     "agents-doc",
     "integrations install",

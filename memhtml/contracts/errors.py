@@ -164,6 +164,13 @@ class LockTimeout(MemhtmlError):
     retryable = True
 
 
+class IntegrationModified(MemhtmlError):
+    """A file memhtml would install (a git hook) is occupied by one it did not write, or by one it wrote
+    and someone edited since; it is never overwritten without `--force`."""
+
+    code = "ERR_INTEGRATION_MODIFIED"
+
+
 class FollowsRefusal(MemhtmlError):
     """A refusal caused by another one, reported with that one's code (and retryability)."""
 

@@ -2,7 +2,9 @@
 
 Every git child gets a scrubbed environment (no inherited GIT_DIR/GIT_INDEX_FILE/... from a hook or
 parent process, no prompts, no optional locks, C locale) unless the caller states a variable on purpose.
-Messages never carry argv, paths of the host or git's own text beyond its exit status.
+Messages never carry argv, paths of the host or git's own text beyond its exit status. The one
+exception to the scrubbing is `caller_index_file`, which asks git where the index of the caller (a git
+hook) is.
 """
 
 from __future__ import annotations
@@ -121,3 +123,29 @@ def _hint(stderr: bytes) -> str:
     if "not a git repository" in text:
         return ": not a git repository"
     return ""
+
+
+def caller_index_file(git_dir: Path) -> Path | None:
+    """The index file the caller's git variables (GIT_INDEX_FILE, GIT_DIR, GIT_WORK_TREE, with the
+    working directory) name, when they are about this repository; None otherwise, and the store's own
+    index is read.
+
+    This is the one git child started with the caller's variables as they are rather than the runner's
+    scrubbed set: it only asks `rev-parse` where the caller's index is, and git answers with its own
+    resolution of a relative value. A hook of another repository that runs `validate --repo <store>` hands us an
+    index of that repository, which is recognized by its git directory and ignored."""
+    try:
+        completed = subprocess.run(
+            ["git", "rev-parse", "--absolute-git-dir", "--git-path", "index"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+    except OSError:
+        return None
+    lines = completed.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if completed.returncode != 0 or len(lines) < 2 or Path(lines[0]).resolve() != git_dir:
+        return None
+    index = Path(lines[1])
+    # `--git-path` answers relative to the directory it ran in: ours.
+    return index if index.is_absolute() else Path.cwd() / index

@@ -604,8 +604,8 @@ def test_the_table_and_the_not_yet_built_list_are_the_originals_commands() -> No
         # The original also names commands not built yet: `hook`, `task list`, `integrations install`.
         ("write --budget 5", ["recall"]),
         ("write --cursor x", ["list", "task list"]),
-        ("write --force", ["index rebuild"]),
-        ("index update --force", ["index rebuild"]),
+        ("write --force", ["index rebuild", "hooks install"]),
+        ("index update --force", ["index rebuild", "hooks install"]),
     ],
 )
 def test_a_flag_of_another_command_names_its_owners_observed(line: str, owners: list[str]) -> None:

@@ -36,7 +36,7 @@ BUILT_COMMANDS = [
     "manifest", "help", "init", "write", "apply", "batch", "read", "search", "recall", "correct", "link",
     "neighbors", "resolve", "archive", "why", "reinforce", "list", "entity activity", "task add", "task status",
     "task list", "conflicts audit",
-    "index rebuild", "index update", "index embed", "index status", "status", "eval discriminate", "eval locomo", "eval supersession", "state export", "state import", "serve mcp",
+    "index rebuild", "index update", "index embed", "index status", "status", "doctor", "validate", "hooks install", "hooks uninstall", "eval discriminate", "eval locomo", "eval supersession", "state export", "state import", "serve mcp",
 ]  # fmt: skip
 # Flags we add to the original's commands (documented in docs/compat.md).
 ADDED_FLAGS = {
@@ -46,8 +46,8 @@ ADDED_FLAGS = {
     "task add": {"redact", "strip-invisible"},
 }
 # Summaries reworded because our behaviour differs (relevance floor, read does not trip the
-# cooldown, DuckDB files instead of the original's index.db/state.db).
-REWORDED_SUMMARIES = {"search", "reinforce", "index rebuild", "index embed", "state import", "serve mcp"}
+# cooldown, DuckDB files instead of the original's index.db/state.db, doctor's exit status and checks).
+REWORDED_SUMMARIES = {"search", "reinforce", "index rebuild", "index embed", "state import", "serve mcp", "doctor"}
 FLAG_KEY_ORDER = ["name", "type", "description", "values", "default", "required", "repeatable"]
 OUR_FLAG_KEYS = ["minimum", "maximum", "format"]
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 
+from memhtml.operations.doctor import doctor
 from tests.conftest import Answer, git, run_cli
 
 
@@ -281,7 +282,16 @@ def kill_and_check(root: Path, batch: Batch, moment: Moment, tally: Tally, label
     # The index catches up with HEAD, counted independently from git's tree.
     assert_index_matches_head(root, label)
     assert porcelain(root) == "", label
+    # doctor finds nothing a crash could leave behind.
+    examined = doctor(root).data
+    assert {name: examined[name] for name in CRASH_FINDINGS if examined[name]} == {}, label
+    assert examined["indexDrift"] == {"missing": [], "extra": [], "stale": []}, label
     tally.survived += 1
+
+
+# What a killed writer could leave: its journal, git's lock files, half-written or stray files, a
+# working tree that differs from HEAD, a path the index lost.
+CRASH_FINDINGS = ("interruptedWrites", "leftoverLocks", "unparseable", "strayFiles", "dirty", "duplicateActiveHashes")
 
 
 def assert_index_matches_head(root: Path, label: str) -> None:

@@ -1,0 +1,301 @@
+"""`doctor`: is this store healthy, and if not, what exactly is wrong and what fixes it.
+
+It reads every file under the buckets (HEAD's version, or the working tree's where that differs), checks
+each with the validator and the safety notary, compares the index with what it found, and asks the index
+about links, state rows, inboxes and tasks. `--fix` repairs what has one safe repair (dangling links in
+one commit, orphan state rows, index drift by a rebuild, git lock files a killed git left) and then
+checks again, so the report always describes the store as it now is. An unhealthy store exits 1.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memhtml.contracts.errors import MemhtmlError
+from memhtml.contracts.instants import format_instant
+from memhtml.index import health
+from memhtml.index.parallel import CHUNK_FILES, projection_pool
+from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, vector_state
+from memhtml.index.watermark import watermark
+from memhtml.operations.embedding import configured_space
+from memhtml.operations.filecheck import FileVerdict, inspect_files
+from memhtml.operations.indexing import fresh_index, rebuild_index
+from memhtml.store.commit import commit_message, commit_subject, head_sha
+from memhtml.store.repair import DanglingLink, repair_dangling_links
+from memhtml.store.repository import Store, open_store
+from memhtml.store.survey import (
+    SurveyedFile,
+    bucket_files,
+    file_contents,
+    interrupted_writes,
+    leftover_git_locks,
+    remove_git_lock,
+    write_lock_held,
+)
+
+
+@dataclass
+class Examination:
+    """Everything one pass of checks found; `data` is the report, `healthy` its verdict."""
+
+    data: dict[str, Any]
+    healthy: bool
+    dangling: list[dict[str, Any]] = field(default_factory=list)
+    orphans: list[str] = field(default_factory=list)
+    drift: bool = False
+
+
+@dataclass(frozen=True)
+class DoctorAnswer:
+    data: dict[str, Any]
+    healthy: bool
+
+
+def doctor(root: Path, *, fix: bool = False, now: dt.datetime | None = None) -> DoctorAnswer:
+    moment = now or dt.datetime.now(dt.UTC)
+    store = open_store(root)  # replays what a killed writer left, when no writer is live
+    found = examine(store, moment)
+    if not fix:
+        return DoctorAnswer(found.data, found.healthy)
+    repaired = _repair(store, found, moment)
+    after = examine(store, moment)
+    after.data["repaired"] = repaired
+    return DoctorAnswer(after.data, after.healthy)
+
+
+def examine(store: Store, moment: dt.datetime) -> Examination:
+    files = bucket_files(store)
+    verdicts = _inspected(store, files)
+    head = head_sha(store.root)
+    data: dict[str, Any] = {"root": str(store.root), "headSha": head}
+    present = frozenset(item.path for item in files)
+    # A second active copy of an article is left out of the index on purpose (and reported on its own).
+    twins = {path for group in _duplicate_active_hashes(verdicts) for path in group["paths"]}
+    valid_at_head = {
+        verdict.path: verdict.blob
+        for verdict in verdicts
+        if verdict.memory and not verdict.violations and not verdict.in_worktree_only and verdict.path not in twins
+    }
+    found = Examination(data, healthy=False)
+    index_problem = _examine_index(store, found, present, valid_at_head, twins=twins, moment=moment)
+    _report_files(data, verdicts)
+    data["dirty"] = sorted(item.path for item in files if item.in_worktree_only)
+    journals = [] if write_lock_held(store) else interrupted_writes(store)
+    data["interruptedWrites"] = journals
+    data["leftoverLocks"] = [{"name": lock.name, "ageSeconds": lock.age_seconds} for lock in leftover_git_locks(store)]
+    data["stuckSleepRuns"] = []
+    if index_problem is not None:
+        data["indexError"] = index_problem
+    found.healthy = _healthy(data)
+    data["healthy"] = found.healthy
+    data["remedies"] = _remedies(data)
+    return found
+
+
+def _inspected(store: Store, files: Sequence[SurveyedFile]) -> list[FileVerdict]:
+    """Every file checked, in workers for a large store (parsing is pure Python and CPU-bound)."""
+    verdicts: list[FileVerdict] = []
+    with projection_pool(len(files)) as pool:
+        pending = []
+        for slice_ in file_contents(store, files):
+            items = [(item.path, item.blob, item.in_worktree_only, item.symlink, content) for item, content in slice_]
+            for start in range(0, len(items), CHUNK_FILES):
+                chunk = items[start : start + CHUNK_FILES]
+                if pool is None:
+                    verdicts += inspect_files(chunk)
+                else:
+                    pending.append(pool.submit(inspect_files, chunk))
+        for future in pending:
+            verdicts += future.result()
+    return verdicts
+
+
+def _examine_index(
+    store: Store,
+    found: Examination,
+    present: frozenset[str],
+    valid_at_head: dict[str, str],
+    *,
+    twins: set[str],
+    moment: dt.datetime,
+) -> str | None:
+    data = found.data
+    try:
+        with fresh_index(store) as database:
+            indexed_head, overlay, _ = watermark(database)
+            found.dangling = health.dangling_edges(database, present)
+            found.orphans = health.orphan_access_rows(database)
+            inbox, inbox_tasks = health.inbox_depths(database)
+            untyped, untyped_total = health.untyped_entities(database)
+            drift = health.index_drift(database, valid_at_head, frozenset(overlay) | twins)
+            data.update(
+                dangling=found.dangling,
+                orphanAccessRows=found.orphans,
+                inboxDepth=inbox,
+                inboxCrowded=inbox > health.INBOX_CROWDED_ABOVE,
+                inboxTaskDepth=inbox_tasks,
+                inboxTasksCrowded=inbox_tasks > health.INBOX_TASKS_CROWDED_ABOVE,
+                overdueTasks=health.overdue_tasks(database, format_instant(moment)[:10]),
+                staleBlockers=health.stale_blockers(database),
+                untypedEntities=untyped,
+                untypedEntityTotal=untyped_total,
+                indexFresh=indexed_head == data["headSha"],
+                indexHeadSha=indexed_head,
+                indexDrift=drift.as_data(),
+            )
+            found.drift = bool(drift)
+            vectors = vector_state(database)
+    except MemhtmlError as failure:
+        data.update(indexFresh=False, indexHeadSha=None, dangling=[], orphanAccessRows=[], indexDrift=None)
+        return f"{failure.code}: {failure.message}"
+    configured = configured_space()
+    low = configured is not None and vectors.coverage < VECTOR_COVERAGE_FLOOR
+    data.update(
+        embedModelMatches=vectors.space is None or vectors.space == configured,
+        storedEmbedModel=vectors.space,
+        configuredEmbedModel=configured,
+        vectorCoverage=vectors.coverage,
+        vectorCoverageFloor=VECTOR_COVERAGE_FLOOR,
+        vectorCoverageLow=low,
+        chunks=vectors.chunks,
+        embeddings=vectors.embeddings,
+        vectorCoverageRemedy="memhtml index embed" if low else None,
+    )
+    return None
+
+
+def _report_files(data: dict[str, Any], verdicts: Sequence[FileVerdict]) -> None:
+    data["filesChecked"] = len(verdicts)
+    data["unparseable"] = [
+        {"path": verdict.path, "reason": "; ".join(verdict.violations)}
+        for verdict in verdicts
+        if verdict.memory and verdict.violations
+    ]
+    data["warnings"] = [
+        {"path": verdict.path, "warnings": verdict.warnings}
+        for verdict in verdicts
+        if verdict.memory and verdict.warnings
+    ]
+    data["unsafeContent"] = [
+        {"path": verdict.path, "findings": verdict.unsafe} for verdict in verdicts if verdict.unsafe
+    ]
+    data["strayFiles"] = [
+        {"path": verdict.path, "reason": verdict.stray_reason}
+        for verdict in verdicts
+        if verdict.stray_reason is not None
+    ]
+    data["statusMismatch"] = [
+        {"path": verdict.path, "status": verdict.status, "bucket": verdict.path.split("/", 1)[0]}
+        for verdict in verdicts
+        if verdict.status_mismatch
+    ]
+    data["staleContentHashes"] = [
+        {"path": verdict.path, "stated": verdict.stated_hash, "actual": verdict.content_hash}
+        for verdict in verdicts
+        if verdict.stated_hash is not None
+        and verdict.content_hash is not None
+        and verdict.stated_hash != verdict.content_hash
+    ]
+    data["duplicateActiveHashes"] = _duplicate_active_hashes(verdicts)
+
+
+def _duplicate_active_hashes(verdicts: Sequence[FileVerdict]) -> list[dict[str, Any]]:
+    owners: dict[str, list[str]] = defaultdict(list)
+    for verdict in verdicts:
+        if verdict.dedupes and verdict.content_hash is not None:
+            owners[verdict.content_hash].append(verdict.path)
+    return [
+        {"contentHash": content_hash, "paths": paths}
+        for content_hash, paths in sorted(owners.items())
+        if len(paths) > 1
+    ]
+
+
+# What makes a store unhealthy: a finding a user must act on. Overdue tasks, stale blockers, untyped
+# entities and stated hashes that went stale are reported but are the normal life of a store.
+_PROBLEM_LISTS = (
+    "dangling",
+    "orphanAccessRows",
+    "stuckSleepRuns",
+    "warnings",
+    "unparseable",
+    "unsafeContent",
+    "strayFiles",
+    "statusMismatch",
+    "duplicateActiveHashes",
+    "interruptedWrites",
+    "leftoverLocks",
+)
+
+
+def _healthy(data: dict[str, Any]) -> bool:
+    drift = data.get("indexDrift")
+    return (
+        not any(data.get(name) for name in _PROBLEM_LISTS)
+        and not data.get("inboxCrowded")
+        and not data.get("inboxTasksCrowded")
+        and bool(data.get("indexFresh"))
+        and drift is not None
+        and not any(drift.values())
+        and bool(data.get("embedModelMatches", True))
+        and not data.get("vectorCoverageLow")
+        and "indexError" not in data
+    )
+
+
+def _remedies(data: dict[str, Any]) -> list[str]:
+    remedies: list[str] = []
+    if data.get("dangling") or data.get("orphanAccessRows") or data.get("leftoverLocks"):
+        remedies.append("memhtml doctor --fix")
+    if "indexError" in data or not data.get("indexFresh") or any((data.get("indexDrift") or {}).values()):
+        remedies.append("memhtml index rebuild")
+    if data.get("vectorCoverageLow") or not data.get("embedModelMatches", True):
+        remedies.append("memhtml index embed")
+    if data.get("unsafeContent"):
+        remedies.append(
+            "rewrite the files named in unsafeContent by hand; a secret that was committed stays in git "
+            "history until the history is rewritten and the secret is rotated"
+        )
+    if data.get("unparseable") or data.get("strayFiles") or data.get("statusMismatch"):
+        remedies.append("memhtml validate <path> names every violation of a file")
+    if data.get("inboxCrowded") or data.get("inboxTasksCrowded"):
+        remedies.append("memhtml list --under areas/inbox, then archive or move what is settled")
+    return remedies
+
+
+def _repair(store: Store, found: Examination, moment: dt.datetime) -> dict[str, Any]:
+    repaired: dict[str, Any] = {
+        "rewritten": 0,
+        "dropped": 0,
+        "failedWrites": [],
+        "commitSha": None,
+        "prunedAccessRows": 0,
+        "indexRebuilt": False,
+        "removedLocks": [],
+    }
+    for lock in leftover_git_locks(store):
+        if remove_git_lock(store, lock):
+            repaired["removedLocks"].append(lock.name)
+    if found.drift or "indexError" in found.data:
+        rebuild_index(store.root)
+        repaired["indexRebuilt"] = True
+    if found.dangling:
+        links = [
+            DanglingLink(item["srcPath"], item["rel"], item["dstPath"], item["rewriteTo"]) for item in found.dangling
+        ]
+        count = len(links)
+        noun = "link" if count == 1 else "links"
+        message = commit_message(commit_subject("link", f"repair {count} dangling {noun}"))
+        outcome = repair_dangling_links(store, links, format_instant(moment), message)
+        repaired.update(rewritten=outcome.rewritten, dropped=outcome.dropped, failedWrites=outcome.failed)
+        if outcome.committed is not None:
+            repaired["commitSha"] = outcome.committed.landed.sha
+    if found.orphans:
+        with fresh_index(store, writable=True) as database:
+            repaired["prunedAccessRows"] = health.prune_access_rows(database, found.orphans)
+    return repaired
