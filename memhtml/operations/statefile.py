@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from memhtml.contracts.errors import InvalidMemory
+from memhtml.contracts.paths import is_memory_path
 from memhtml.index.database import open_database
 from memhtml.operations.indexing import fresh_index
 from memhtml.store.commit import commit_message, commit_subject
@@ -59,7 +60,9 @@ def import_state(root: Path) -> dict[str, Any]:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise InvalidMemory(f"{SIDECAR_PATH} line {number} is not JSON ({error.msg})", []) from None
-        if not isinstance(record, dict) or not isinstance(record.get("path"), str):
+        # A row about a path no memory can have (`../x`, `.git/config`) would never be read: skipped.
+        path = record.get("path") if isinstance(record, dict) else None
+        if not isinstance(path, str) or not is_memory_path(path):
             skipped += 1
             continue
         records.append(record)

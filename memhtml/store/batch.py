@@ -19,6 +19,7 @@ from memhtml.html.document import parse_memory
 from memhtml.html.headedit import set_meta
 from memhtml.html.identity import Restatement, SemanticHead, restate
 from memhtml.store.archiving import archive_destination, archived_text, superseding_text
+from memhtml.store.files import linked_component, linked_refusal
 from memhtml.store.gitcmd import run_git
 from memhtml.store.repository import Store
 from memhtml.store.transaction import (
@@ -310,6 +311,7 @@ class PathClaimer:
         self.claimed: set[str] = set()
         self._head_names: dict[str, frozenset[str]] = {}
         self._archive_years: list[str] | None = None
+        self._checked_directories: set[str] = set()
 
     def claim(self, directory: str, slug: str, date_prefix: str | None) -> str:
         for ordinal in range(1, MAX_COLLISION_ORDINAL + 1):
@@ -326,6 +328,13 @@ class PathClaimer:
         return True
 
     def occupied(self, candidate: str) -> bool:
+        # Refused before any lookup through a link: whether a file exists out there is none of ours.
+        directory = candidate.rsplit("/", 1)[0]
+        if directory not in self._checked_directories:
+            linked = linked_component(self.root, directory)
+            if linked is not None:
+                raise linked_refusal(linked, "written")
+            self._checked_directories.add(directory)
         if os.path.lexists(self.root / candidate) or candidate in self._names_in_head(candidate):
             return True
         return any(os.path.lexists(self.root / "archive" / year / candidate) for year in self.archive_years())

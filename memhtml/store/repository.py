@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from memhtml.contracts.errors import GitFailure, NotAStore
+from memhtml.contracts.errors import GitFailure, NotAStore, UsageError
 from memhtml.contracts.vocabulary import PARA_BUCKETS
 from memhtml.store.commit import (
     Staged,
@@ -108,6 +108,7 @@ def ensure_excluded(store: Store) -> None:
 
 def init_store(root: Path) -> InitReport:
     """Create or complete a store; convergent, so a second run writes and commits nothing."""
+    _refuse_inside_git_dir(root)
     root.mkdir(parents=True, exist_ok=True)
     resolved = root.resolve()
     locations = _git_locations(resolved)
@@ -136,6 +137,30 @@ def init_store(root: Path) -> InitReport:
         wrote=wrote,
         index_synced=index_synced,
     )
+
+
+def _refuse_inside_git_dir(root: Path) -> None:
+    """A store is a working tree: never inside a `.git` (git's own files) or a repository's `.memhtml`
+    (a store's databases; a `~/.memhtml/` of one's own is fine). Judged on the nearest existing
+    ancestor, resolved, before anything is created."""
+    existing = root.absolute()
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    resolved = existing.resolve() / root.absolute().relative_to(existing)
+    parts = resolved.parts
+    inside = any(
+        part.lower() == ".git" or (part == ".memhtml" and Path(*parts[:index], ".git").exists())
+        for index, part in enumerate(parts)
+    )
+    if not inside and existing.is_dir():
+        probe = run_git(existing, ["rev-parse", "--is-inside-git-dir"], ok_statuses=(0, 128))
+        inside = probe.returncode == 0 and probe.stdout.strip() == b"true"
+    if inside:
+        raise UsageError(
+            "ERR_INVALID_FLAG",
+            f"init: {root} is inside a git directory or a store's .memhtml; a store is a directory of its own",
+            ["memhtml init --repo <a new directory>"],
+        )
 
 
 def scaffold_paths() -> list[str]:

@@ -10,6 +10,7 @@ import os
 import secrets
 
 from memhtml.store.commit import Staged, commit_paths, sync_real_index
+from memhtml.store.files import linked_component, linked_refusal
 from memhtml.store.repository import Store
 from memhtml.store.transaction import exclusive
 
@@ -19,6 +20,9 @@ def commit_generated_file(store: Store, path: str, text: str, message: str) -> s
     target = store.root / path
     data = text.encode("utf-8")
     with exclusive(store):
+        linked = linked_component(store.root, path)
+        if linked is not None:
+            raise linked_refusal(linked, "written")
         previous = target.read_bytes() if target.is_file() else None
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")

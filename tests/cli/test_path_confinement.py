@@ -214,7 +214,8 @@ FILESYSTEM_CASES: list[tuple[str, Callable[[Corpus], str], dict[str, tuple[int, 
     (
         "through-directory-link",
         lambda c: "areas/linked/secret.html",
-        {**_NOT_FOUND_EVERYWHERE, "resolve": (0, None), "write": (1, CONFLICT), "apply": (1, CONFLICT)},
+        # The same answer as for a name that is not out there: a write never tells what exists beyond a link.
+        {**_NOT_FOUND_EVERYWHERE, "resolve": (0, None), "write": (1, INVALID_MEMORY), "apply": (1, INVALID_MEMORY)},
     ),
     (
         "new-file-under-directory-link",
