@@ -17,7 +17,8 @@ from memhtml.html.parser import parse_document, parse_fragment
 from memhtml.html.tree import Element, Text, iter_elements, walk
 
 HASH_PREFIX: Final = "sha256:"
-_WHOLE_FILE: Final = re.compile(f"<article[{re.escape(JS_WHITESPACE)}>]", re.IGNORECASE)
+# `<article` then what ends an HTML tag name: whitespace, `>` or `/` (`<article/>` opens an article too).
+_WHOLE_FILE: Final = re.compile(f"<article[{re.escape(JS_WHITESPACE)}/>]", re.IGNORECASE)
 _BOUNDARY: Final = " "
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import Final
 
+from memhtml.contracts.errors import InvalidMemory
 from memhtml.html.document import parse_memory
 from memhtml.html.escaping import escape_attribute
-from memhtml.html.headedit import add_meta, set_meta
+from memhtml.html.hashing import canonical_text_of, locate_article
+from memhtml.html.headedit import SpliceScanner, add_meta, set_meta
 from memhtml.html.template import format_confidence
+from memhtml.html.tree import iter_elements
 
 # The semantic head's fields, in the order `changed` reports them.
 SEMANTIC_FIELDS: Final[tuple[str, ...]] = ("type", "confidence", "importance", "eventAt", "entities", "tags")
@@ -111,18 +113,45 @@ def restate(text: str, statement: Restatement, instant: str) -> Restated:
 
 def set_event_time(text: str, instant: str) -> str:
     """Make `instant` the article's event time: rewrite the `datetime` of its first `<time>`, or put an
-    empty `<time datetime>` right after the claim's `</mark>` (no text, so the content hash holds)."""
+    empty `<time datetime>` right after the claim's `</mark>` (no text, so the content hash holds).
+
+    `text` is a whole file or bare article markup. The splice is found by a tokenizer that is not the
+    reader's, so the result is read back: when the reader does not see `instant` as the event time, or
+    the article's text moved (a `</mark>` or `<time>` inside a comment or raw text), the edit is refused.
+    """
     located = _first_article_time(text)
     if located is None:
-        mark_end = text.find("</mark>", _article_start(text))
-        if mark_end == -1:
-            raise ValueError("no <mark> to anchor the event time")
-        insert_at = mark_end + len("</mark>")
-        return text[:insert_at] + f'<time datetime="{escape_attribute(instant)}"></time>' + text[insert_at:]
-    start, end, attributes = located
-    attributes["datetime"] = instant
-    rendered = "".join(f' {name}="{escape_attribute(value)}"' for name, value in sorted(attributes.items()))
-    return text[:start] + f"<time{rendered}>" + text[end:]
+        insert_at = _first_mark_end(text)
+        if insert_at is None:
+            raise _unsettable("its claim has no `</mark>` end tag to anchor the event time after")
+        edited = text[:insert_at] + f'<time datetime="{escape_attribute(instant)}"></time>' + text[insert_at:]
+    else:
+        start, end, attributes = located
+        attributes["datetime"] = instant
+        rendered = "".join(f' {name}="{escape_attribute(value)}"' for name, value in sorted(attributes.items()))
+        edited = text[:start] + f"<time{rendered}>" + text[end:]
+    before, after = _event_reading(text), _event_reading(edited)
+    if after[0] != instant or after[1] != before[1]:
+        raise _unsettable("the HTML parser does not read the spliced <time> where the scanner put it")
+    return edited
+
+
+def _unsettable(why: str) -> InvalidMemory:
+    return InvalidMemory(
+        f"invalid memory: the event time cannot be set in place: {why}",
+        ["write the article's <mark> and first <time> as plain elements, outside comments and raw text"],
+    )
+
+
+def _event_reading(text: str) -> tuple[str | None, str | None]:
+    """(event time, canonical text) of the article the reader finds in `text`."""
+    article = locate_article(text)
+    if article is None:
+        return None, None
+    event = next(
+        (element.get("datetime") for element in iter_elements(article.children) if element.tag == "time"), None
+    )
+    return event, canonical_text_of(article)
 
 
 def first_event_time(text: str) -> str | None:
@@ -151,22 +180,46 @@ def _first_article_time(text: str) -> tuple[int, int, dict[str, str]] | None:
     return offset + start, offset + start + len(raw), attributes
 
 
+def _first_mark_end(text: str) -> int | None:
+    """Where the first `</mark>` end tag at or after `<article` ends (any case, any spacing)."""
+    offset = _article_start(text)
+    finder = _MarkEndFinder(text[offset:])
+    try:
+        finder.feed(text[offset:])
+        finder.close()
+    except _FoundError:
+        pass
+    if finder.found is None:
+        return None
+    closing = text.find(">", offset + finder.found)
+    return None if closing == -1 else closing + 1
+
+
 class _FoundError(Exception):
-    """Stops the scan at the first `<time>`."""
+    """Stops a scan at the first thing it looks for (a `<time>` start tag, a `</mark>` end tag)."""
 
 
-class _TimeFinder(HTMLParser):
+class _TimeFinder(SpliceScanner):
     def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
+        super().__init__(text)
         self.found: tuple[int, str, dict[str, str]] | None = None
-        self._line_starts = [0, *(index + 1 for index, char in enumerate(text) if char == "\n")]
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag != "time":
             return
-        line, column = self.getpos()
         values: dict[str, str] = {}
         for name, value in attrs:
             values.setdefault(name, value or "")  # the first of duplicated attributes wins, as in HTML5
-        self.found = (self._line_starts[line - 1] + column, self.get_starttag_text() or "", values)
+        self.found = (self.source_offset(), self.get_starttag_text() or "", values)
         raise _FoundError
+
+
+class _MarkEndFinder(SpliceScanner):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.found: int | None = None
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "mark":
+            self.found = self.source_offset()
+            raise _FoundError

@@ -43,14 +43,19 @@ def parse_fragment(markup: str, context: str = "article") -> list[Node]:
 def _convert(children: Iterator[Any], parent_of_top: Element | None) -> list[Node]:
     """Rebuild Lexbor nodes (and their subtrees) as neutral nodes; iterative, so depth is unbounded.
 
-    Top-level nodes become children of `parent_of_top` when given, else they are returned.
+    Top-level nodes become children of `parent_of_top` when given, else they are returned. A template's
+    content is converted in the same loop (templates nest as deep as any element).
 
     This loop runs once per node of every file read, so it is written flat rather than factored.
     """
     top: list[Node] = []
-    stack: list[tuple[Iterator[Any], Element | None]] = [(children, parent_of_top)]
+    # (siblings, their parent, the list they are appended to): a parent's children, the top level, or a
+    # template's content (whose top-level nodes have no parent in the tree).
+    stack: list[tuple[Iterator[Any], Element | None, list[Node]]] = [
+        (children, parent_of_top, top if parent_of_top is None else parent_of_top.children)
+    ]
     while stack:
-        siblings, parent = stack[-1]
+        siblings, parent, sink = stack[-1]
         lexbor_node = next(siblings, None)
         if lexbor_node is None:
             stack.pop()
@@ -72,11 +77,15 @@ def _convert(children: Iterator[Any], parent_of_top: Element | None) -> list[Nod
             continue  # doctype and other node kinds carry nothing we keep
         else:
             element = Element(tag, _attributes(lexbor_node), [], parent)
+            stack.append((lexbor_node.iter(include_text=True), element, element.children))
             if tag == "template":
-                element.template_content = _template_content(lexbor_node)
-            stack.append((lexbor_node.iter(include_text=True), element))
+                content: list[Node] = []
+                element.template_content = content
+                # Pushed last, so converted first; fragments in reverse, so they land in order.
+                for fragment in reversed(lexbor_node.template_fragments()):
+                    stack.append((fragment.iter(include_text=True), None, content))
             node = element
-        (top if parent is None else parent.children).append(node)
+        sink.append(node)
     return top
 
 
@@ -92,10 +101,3 @@ def _comment_data(lexbor_node: Any) -> str:
     if markup.startswith("<!--") and markup.endswith("-->") and len(markup) >= 7:
         return str(markup[4:-3])
     return str(lexbor_node.comment_content or "")
-
-
-def _template_content(lexbor_template: Any) -> list[Node]:
-    content: list[Node] = []
-    for fragment in lexbor_template.template_fragments():
-        content.extend(_convert(fragment.iter(include_text=True), None))
-    return content

@@ -127,12 +127,13 @@ def claim_violations(article: Element) -> list[str]:
 def collect_warnings(elements: Iterable[Element]) -> list[str]:
     """Warnings in document order, one per element name or data-lang value."""
     warnings: dict[tuple[str, str], str] = {}
+    in_figure = _FigureScope()
     for element in elements:
         lang = element.get("data-lang")
         if lang is not None and not is_language_token(lang):
             warnings.setdefault(("data-lang", lang), f'data-lang="{lang}" is not a language token')
         if element.tag in FIGURE_SCOPED_ELEMENTS:
-            if not element.has_ancestor("figure"):
+            if not in_figure(element):
                 warnings.setdefault(
                     ("element", element.tag),
                     f"<{element.tag}> outside a <figure>: use a semantic element instead",
@@ -140,6 +141,31 @@ def collect_warnings(elements: Iterable[Element]) -> list[str]:
         elif element.tag not in KNOWN_ELEMENTS:
             warnings.setdefault(("element", element.tag), f"<{element.tag}> is outside the closed vocabulary")
     return list(warnings.values())
+
+
+class _FigureScope:
+    """Whether an element has a `<figure>` ancestor, remembered per ancestor: asking `has_ancestor` of
+    every div and span walks to the root each time, quadratic in the nesting depth."""
+
+    def __init__(self) -> None:
+        self._within: dict[Element, bool] = {}  # element -> it is, or is inside, a figure
+
+    def __call__(self, element: Element) -> bool:
+        unknown: list[Element] = []
+        node = element.parent
+        within = False
+        while node is not None:
+            known = self._within.get(node)
+            if known is not None:
+                within = known
+                break
+            if node.tag == "figure":
+                within = True
+                break
+            unknown.append(node)
+            node = node.parent
+        self._within.update(dict.fromkeys(unknown, within))
+        return within
 
 
 def _head_violations(elements: list[Element], html: Element, metas: list[tuple[str, str]]) -> list[str]:

@@ -18,6 +18,7 @@ from memhtml.contracts.errors import InvalidMemory, MemhtmlError, UsageError
 from memhtml.contracts.instants import is_sortable_instant
 from memhtml.contracts.limits import MAX_APPLY_LINE_BYTES, size_words
 from memhtml.contracts.vocabulary import MEMORY_TYPES, TASK_STATUSES
+from memhtml.domain.notary import cleaned, secret_findings
 from memhtml.html.prose import split_apply_body
 from memhtml.operations.screening import Screened, screen_fields
 from memhtml.operations.write import WriteRequest
@@ -53,6 +54,7 @@ _STRING_FIELDS: Final = frozenset(
 _LIST_FIELDS: Final = frozenset({"tag", "tags", "entity", "entities"})
 _NUMBER_FIELDS: Final = frozenset({"importance", "confidence"})
 _BOOLEAN_FIELDS: Final = frozenset({"strict_path", "redact", "strip_invisible"})
+_QUOTED_CHARACTERS: Final = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,13 @@ def decode_ops(text: str, provenance: Provenance | None = None, cleaning: Cleani
     return ops
 
 
+def _visible(value: str) -> str:
+    """A caller's value as a refusal quotes it: secrets redacted (a refusal never echoes one, and these
+    values are quoted before or without screening), at most `_QUOTED_CHARACTERS` characters."""
+    shown = cleaned(value, secret_findings(value), [])
+    return shown if len(shown) <= _QUOTED_CHARACTERS else shown[:_QUOTED_CHARACTERS] + "…"
+
+
 def _line_error(number: int, code: str, problem: str) -> UsageError:
     return UsageError(code, f"memhtml apply: line {number}: {problem}", [], command="apply")
 
@@ -122,12 +131,21 @@ def _shape(number: int, line: str) -> dict[str, Any]:
         raise _line_error(
             number, "ERR_INVALID_FLAG", f"not valid JSON ({error.msg}); one complete JSON object per line"
         ) from None
+    except ValueError:
+        # Valid JSON Python refuses to read: an integer of more digits than int() converts.
+        raise _line_error(number, "ERR_INVALID_FLAG", "holds a number with too many digits to read") from None
+    except RecursionError:
+        raise _line_error(
+            number, "ERR_INVALID_FLAG", "nests arrays or objects too deeply to read; an op's values are flat"
+        ) from None
     if not isinstance(value, dict):
         raise _line_error(number, "ERR_INVALID_FLAG", "each line must be one JSON object, not an array or a scalar")
     fields = {key: item for key, item in value.items() if item is not None}
     for key in fields:
         if key not in OP_FIELDS:
-            raise _line_error(number, "ERR_INVALID_FLAG", f"unknown field `{key}`. Fields: {', '.join(OP_FIELDS)}")
+            raise _line_error(
+                number, "ERR_INVALID_FLAG", f"unknown field `{_visible(key)}`. Fields: {', '.join(OP_FIELDS)}"
+            )
     for required in ("op", "title", "type"):
         if required not in fields:
             raise _line_error(number, "ERR_MISSING_ARGUMENT", f"`{required}` is required")
@@ -156,7 +174,11 @@ def _number(number: int, key: str, item: Any) -> float:
     try:
         parsed = float(item)
     except ValueError:
-        raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a number, not {item!r}") from None
+        raise _line_error(
+            number, "ERR_INVALID_FLAG", f"`{key}` must be a number, not {_visible(str(item))!r}"
+        ) from None
+    except OverflowError:  # an integer beyond the largest double
+        raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` is too large a number") from None
     if not math.isfinite(parsed):
         raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a finite number")
     return parsed
@@ -190,7 +212,9 @@ def _request(fields: dict[str, Any], provenance: Provenance) -> WriteRequest:
     """The op as a write request, or the refusal of a value outside its vocabulary or range."""
     memory_type = str(fields["type"])
     if memory_type not in MEMORY_TYPES:
-        raise _refuse(f"unknown memory type: {memory_type}. One of: {', '.join(MEMORY_TYPES)}", '"type":"semantic"')
+        raise _refuse(
+            f"unknown memory type: {_visible(memory_type)}. One of: {', '.join(MEMORY_TYPES)}", '"type":"semantic"'
+        )
     body, article = fields.get("body"), fields.get("article_html")
     has_body, has_article = bool(body and body.strip()), bool(article and article.strip())
     if has_body == has_article:
@@ -207,18 +231,24 @@ def _request(fields: dict[str, Any], provenance: Provenance) -> WriteRequest:
     for entity in entities:
         entity_type, colon, name = entity.partition(":")
         if not (colon and entity_type.strip() and name.strip()):
-            raise _refuse(f"entity {entity!r} is not a `type:name` reference", '"entity":"service:checkout-api"')
+            raise _refuse(
+                f"entity {_visible(entity)!r} is not a `type:name` reference", '"entity":"service:checkout-api"'
+            )
     event_at = fields.get("event_at")
     if event_at is not None and not is_sortable_instant(event_at):
-        raise _refuse(f"event_at {event_at!r} is not YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ", '"event_at":"2026-07-01"')
+        raise _refuse(
+            f"event_at {_visible(event_at)!r} is not YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ", '"event_at":"2026-07-01"'
+        )
     status, due = fields.get("status"), fields.get("due")
     if memory_type == "task":
         if status is not None and status not in TASK_STATUSES:
-            raise _refuse(f"unknown task status: {status}. One of: {', '.join(TASK_STATUSES)}", '"status":"todo"')
+            raise _refuse(
+                f"unknown task status: {_visible(status)}. One of: {', '.join(TASK_STATUSES)}", '"status":"todo"'
+            )
         if status == "done":
             raise _refuse("a task is born open: `done` tasks live in the archive", "memhtml task status <path> done")
         if due is not None and not is_sortable_instant(due):
-            raise _refuse(f"due {due!r} is not YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ", '"due":"2026-12-01"')
+            raise _refuse(f"due {_visible(due)!r} is not YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ", '"due":"2026-12-01"')
     elif status is not None or due is not None:
         raise _refuse("`status` and `due` belong to tasks only", '"type":"task"')
     claim, bodies = split_apply_body(str(body)) if has_body else (None, [])
