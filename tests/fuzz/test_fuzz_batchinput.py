@@ -21,7 +21,8 @@ from memhtml.domain.notary import secret_findings
 from memhtml.html.validate import inspect_memory
 from memhtml.operations.batchinput import DecodedOp, decode_ops
 from memhtml.operations.write import WriteRequest, render_checked
-from tests.fuzz.strategies import apply_streams, corpus, corpus_value, fuzz, note_outcome, op_lines
+from tests.fuzz.input_strategies import apply_streams, op_lines
+from tests.fuzz.strategies import corpus, corpus_value, fuzz, note_outcome
 from tests.fuzz.test_fuzz_notary import known_after_cleaning
 
 NOW: Final = dt.datetime(2026, 11, 30, 5, 53, 51, tzinfo=dt.UTC)

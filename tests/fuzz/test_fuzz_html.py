@@ -28,16 +28,8 @@ from memhtml.html.serialize import canonical_article, canonical_article_tree
 from memhtml.html.validate import MemoryCheck, check_article_fragment, check_memory, inspect_memory
 from memhtml.operations.screening import markup_problems
 from memhtml.operations.write import WriteRequest, render_checked
-from tests.fuzz.strategies import (
-    corpus,
-    corpus_value,
-    fuzz,
-    hostile_fragment,
-    memory_file_inputs,
-    near_valid_articles,
-    near_valid_files,
-    note_outcome,
-)
+from tests.fuzz.markup_strategies import hostile_fragment, memory_file_inputs, near_valid_articles, near_valid_files
+from tests.fuzz.strategies import corpus, corpus_value, fuzz, note_outcome
 
 HASH: Final = re.compile(r"sha256:[0-9a-f]{64}")
 NOW: Final = dt.datetime(2026, 11, 30, 5, 53, 51, tzinfo=dt.UTC)

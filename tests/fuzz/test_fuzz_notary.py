@@ -26,7 +26,8 @@ from memhtml.domain.notary import (
     plainly_clear,
     secret_findings,
 )
-from tests.fuzz.strategies import any_text, corpus, corpus_value, fuzz, note_outcome, secret_text
+from tests.fuzz.input_strategies import secret_text
+from tests.fuzz.strategies import any_text, corpus, corpus_value, fuzz, note_outcome
 
 _MARKER: Final = re.compile(r"\[REDACTED:[a-z-]+\]")
 

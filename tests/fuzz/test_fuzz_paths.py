@@ -31,7 +31,8 @@ from memhtml.contracts.paths import (
     slugify,
 )
 from memhtml.contracts.vocabulary import PARA_BUCKETS
-from tests.fuzz.strategies import any_text, corpus, edge_slugs, fuzz, note_outcome, path_inputs
+from tests.fuzz.input_strategies import edge_slugs, path_inputs
+from tests.fuzz.strategies import any_text, corpus, fuzz, note_outcome
 
 SLUG: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _C0_OR_DEL: Final = re.compile(r"[\x00-\x1f\x7f]")
