@@ -1,5 +1,5 @@
-"""Repairing dangling links: every `<link>` whose target is gone is pointed at the target's archived copy
-when there is one, or removed, with `memhtml-updated` stamped, all in one commit.
+"""Repairing dangling links: every `<link>` whose target is gone is removed and, when the target has an
+archived copy, a link to that copy added; `memhtml-updated` is stamped; all in one commit.
 
 A link is matched by what the index made of its href (leading slashes, query and fragment dropped), so a
 hand-written `href="//areas/x.html#top"` is repaired like `/areas/x.html`. A source file with uncommitted
@@ -12,10 +12,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memhtml.contracts.errors import DirtyTree
+from memhtml.contracts.errors import DirtyTree, MemhtmlError
 from memhtml.contracts.vocabulary import rel_token
-from memhtml.html.headedit import scan_head, set_meta
-from memhtml.html.template import link_line
+from memhtml.html.document import head_links
+from memhtml.html.headedit import add_link, remove_link, set_meta
+from memhtml.html.parser import parse_document
 from memhtml.store.repository import Store
 from memhtml.store.transaction import (
     Committed,
@@ -69,38 +70,36 @@ def repair_dangling_links(store: Store, dangling: Sequence[DanglingLink], instan
             except DirtyTree as refusal:
                 failed.append({"path": source, "reason": refusal.message})
                 continue
-            edited, counts = _repaired_text(text, links)
-            if edited == text:
+            try:
+                edited, counts = _repaired_text(text, links)
+                if edited == text:
+                    continue
+                edited = set_meta(edited, "memhtml-updated", instant)
+            except MemhtmlError as refusal:  # a hand-written head the edits cannot splice safely
+                failed.append({"path": source, "reason": refusal.message})
                 continue
             rewritten += counts[0]
             dropped += counts[1]
-            changes.append(FileChange(source, set_meta(edited, "memhtml-updated", instant), rewrite=True))
+            changes.append(FileChange(source, edited, rewrite=True))
         committed = commit_changes(store, changes, message) if changes else None
     return LinkRepair(committed, rewritten, dropped, failed)
 
 
 def _repaired_text(text: str, links: Sequence[DanglingLink]) -> tuple[str, tuple[int, int]]:
-    """Splice from the end backwards so earlier spans keep their offsets."""
-    wanted = {(rel_token(link.rel), link.destination): link for link in links}
-    tags = scan_head(text).links()
-    present = {(tag.key, tag.value) for tag in tags}
+    """Unlink each dangling href (every spelling of it the parser reads), then link the archived copy.
+    The head edits refuse a head they cannot splice exactly as the parser reads it."""
     rewritten = dropped = 0
-    for tag in sorted(tags, key=lambda item: item.start, reverse=True):
-        link = wanted.get((tag.key, href_target(tag.value)))
-        if link is None:
+    for link in links:
+        token = rel_token(link.rel)
+        spellings = {href for rel, href in head_links(parse_document(text)) if rel == token}
+        doomed = sorted(href for href in spellings if href_target(href) == link.destination)
+        if not doomed:
             continue
-        replacement = ""
-        if link.rewrite_to is not None and (tag.key, "/" + link.rewrite_to) not in present:
-            replacement = link_line(tag.key, "/" + link.rewrite_to)
-            present.add((tag.key, "/" + link.rewrite_to))
+        for href in doomed:
+            text = remove_link(text, token, href)
+        if link.rewrite_to is not None:
+            text = add_link(text, token, "/" + link.rewrite_to)
             rewritten += 1
         else:
             dropped += 1
-        start, end = tag.start, tag.end
-        if not replacement:
-            # Take the whole line with it, as `remove_link` does, so no blank line is left in the head.
-            line_start = text.rfind("\n", 0, start) + 1
-            if not text[line_start:start].strip() and text[end : end + 1] == "\n":
-                start, end = line_start, end + 1
-        text = text[:start] + replacement + text[end:]
     return text, (rewritten, dropped)

@@ -207,3 +207,22 @@ def test_a_crowded_inbox_is_unhealthy(root: Path) -> None:
         remember(root, f"Fact {number}", f"Fact number {number} is recorded.")
     data = doctor(root, now=NOW).data
     assert data["inboxDepth"] == 21 and data["inboxCrowded"] and not data["healthy"]
+
+
+def test_fix_reports_a_head_it_cannot_splice_and_repairs_the_rest(root: Path, three: list[str]) -> None:
+    staging, backups, deploys = three
+    link(root, backups, "relates_to", staging)
+    link(root, deploys, "relates_to", staging)
+    archive(root, staging, "moved", NOW)
+    # A hand-written `&copy=` in an attribute: HTML5 keeps it literal, a splice scanner would decode it,
+    # so the head cannot be edited in place (and is not: the edit refuses rather than guess).
+    text = (root / backups).read_text()
+    odd = f'<link rel="memhtml-relates-to" href="/{deploys}?a&copy=1">'
+    (root / backups).write_text(text.replace("</head>", odd + "\n</head>", 1))
+    commit_all(root, "hand edit")
+
+    repaired = doctor(root, fix=True, now=NOW).data["repaired"]
+
+    assert [item["path"] for item in repaired["failedWrites"]] == [backups]
+    assert repaired["rewritten"] == 1
+    assert git(root, "show", "--name-only", "--format=", "HEAD").split() == [deploys]
