@@ -19,10 +19,13 @@ MAX_SEGMENT_BYTES: Final[int] = 255  # what file systems accept for one name
 MAX_COLLISION_ORDINAL: Final[int] = 1000
 _NON_SLUG: Final = re.compile(r"[^a-z0-9]+")
 _CONTROL_CHARACTER: Final = re.compile(r"[\x00-\x1f\x7f]")
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 # A percent escape of a dot, a separator or a control character: decoded by any URL-aware reader
 # (a resource URI, a published page), it would climb out of the directory it seems to sit in.
 _ENCODED_STEP: Final = re.compile(r"%(?:2[eEfF]|5[cC]|[01][0-9a-fA-F]|7[fF])")
-_ARCHIVED: Final = re.compile(r"^archive/(\d{4,})/(.+)$")
+# Any year `archive_path_for` can write (it formats with `:04d`) and any rest, line breaks included, so
+# `original_path_for` undoes it for every input, not only for confined paths.
+_ARCHIVED: Final = re.compile(r"^archive/(\d{4,}|-\d{3,})/(.*)$", re.DOTALL)
 # Stems that would collide with generated artifacts (`index.html` is overwritten by publishing).
 RESERVED_STEMS: Final[frozenset[str]] = frozenset({"index"})
 
@@ -42,6 +45,10 @@ def path_problem(path: str) -> str | None:
         return "it has an empty, `.` or `..` segment"
     if _CONTROL_CHARACTER.search(path):
         return "it contains a control character"
+    if _LONE_SURROGATE.search(path):
+        # A name that was not UTF-8 (a door decoded its bytes with surrogateescape): git and the index
+        # could not store it as text.
+        return "it is not valid UTF-8 text"
     # `.git` (in any case) is git's own; git silently refuses to track paths through it.
     if any(segment.startswith(".") for segment in segments):
         return "it has a hidden segment (one starting with `.`)"
@@ -96,9 +103,10 @@ def slug_with_ordinal(slug: str, ordinal: int) -> str:
     suffix = f"-{ordinal}"
     cut = SLUG_MAX - len(suffix)
     head = slug[:cut].rstrip("-")
-    # An 80-character slug whose tail already is the suffix would rebuild itself; cut one shorter.
-    if head + suffix == slug:
-        head = slug[: cut - 1].rstrip("-")
+    # A slug whose tail already is the suffix (`…-12` for ordinal 12) would rebuild itself, the name of
+    # ordinal 1: cut shorter until it differs.
+    while head and head + suffix == slug:
+        head = head[:-1].rstrip("-")
     return (head or "untitled") + suffix
 
 

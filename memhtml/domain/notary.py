@@ -135,6 +135,11 @@ def is_invisible(char: str) -> bool:
 # ---------------------------------------------------------------- secrets
 
 REDACTION_MARKER: Final = "[REDACTED:{kind}]"
+# Our own markers are never a secret, even where one would stand (`scheme://user:[REDACTED:…]@host`).
+_MARKER: Final = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+# Cleaning can complete what it did not touch (a key whose boundary was the block now redacted, two
+# variation selectors around a stripped character); a few rounds reach the fixed point.
+MAX_CLEANING_ROUNDS: Final[int] = 4
 # A value after a credential keyword counts as a secret when it is at least this long, mixes at least
 # this many character classes, and carries at least this many bits of Shannon entropy per character.
 # Random tokens of 12+ characters over base62/base64url pass with ≥ 99 % (measured: 99.2 % at 12,
@@ -240,12 +245,15 @@ def secret_findings(text: str) -> list[Finding]:
     tokens are found too; spans are mapped back to `text`.
     """
     view, positions = folded_view(text)
+    markers = [match.span() for match in _MARKER.finditer(view)] if "[REDACTED:" in view else []
     spans: list[tuple[int, int, str, str]] = []
     for pattern in _cued(view):
         for match in pattern.regex.finditer(view):
             start, end = match.span(pattern.group)
             value = match.group(pattern.group)
             if pattern.checks_value and not looks_random(value):
+                continue
+            if any(marker_start <= start and end <= marker_end for marker_start, marker_end in markers):
                 continue
             spans.append((start, end, pattern.kind, value[:4] if pattern.shows_prefix else ""))
     lowered = view.lower() if ("=" in view or ":" in view) else ""
@@ -284,10 +292,15 @@ def _cued(view: str) -> list[_Pattern]:
 
 
 def _assigned_values(view: str) -> Iterable[tuple[int, int]]:
-    for match in _ASSIGNMENT.finditer(view):
+    position = 0
+    while (match := _ASSIGNMENT.search(view, position)) is not None:
         name, value = match.group(1), match.group(2)
         if not _names_a_credential(name):
+            # The value may hold an assignment of its own (`https://host/login?password=…`,
+            # `note:password=…`): look again from where it starts rather than past it.
+            position = match.start(2)
             continue
+        position = match.end(2)
         end = match.end(2)
         if end < len(view) and view[end] in "([":  # a call or a type (`getToken()`, `Optional[str]`)
             continue
@@ -360,6 +373,22 @@ def shown(finding: Finding) -> str:
 
 
 # ---------------------------------------------------------------- cleaning
+
+
+def cleaned_fully(text: str, *, redact: bool, strip_invisible: bool) -> tuple[str, list[Finding], list[Finding]]:
+    """`text` cleaned until its scans find nothing more to clean (at most MAX_CLEANING_ROUNDS rounds), with
+    every redaction and removal made on the way (spans of the round's text, for reporting kinds)."""
+    redactions: list[Finding] = []
+    removals: list[Finding] = []
+    for _ in range(MAX_CLEANING_ROUNDS):
+        secrets = secret_findings(text) if redact else []
+        invisible = invisible_findings(text) if strip_invisible else []
+        if not (secrets or invisible):
+            break
+        redactions += secrets
+        removals += invisible
+        text = cleaned(text, secrets, invisible)
+    return text, redactions, removals
 
 
 def cleaned(text: str, redactions: Sequence[Finding], removals: Sequence[Finding]) -> str:

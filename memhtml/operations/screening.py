@@ -19,7 +19,7 @@ from memhtml.contracts.errors import InvalidMemory, InvisibleCharacters, SecretD
 from memhtml.contracts.limits import MAX_MEMORY_BYTES, size_words
 from memhtml.domain.notary import (
     Finding,
-    cleaned,
+    cleaned_fully,
     control_findings,
     invisible_findings,
     markup_violations,
@@ -91,13 +91,12 @@ class _Screen:
             self.secrets += [_Located(item, place) for item in secrets]
         if invisible and not self.strip_invisible:
             self.invisible += [_Located(item, place) for item in invisible]
-        redactions = secrets if self.redact else []
-        removals = invisible if self.strip_invisible else []
-        if not (redactions or removals):
+        if not ((secrets and self.redact) or (invisible and self.strip_invisible)):
             return value
+        clean, redactions, removals = cleaned_fully(value, redact=self.redact, strip_invisible=self.strip_invisible)
         self.redacted += [(item.kind, field) for item in redactions]
         self.stripped += [(item.kind.split(" ", 1)[0], field) for item in removals]
-        return cleaned(value, redactions, removals)
+        return clean
 
     def optional(self, field: str, value: str | None) -> str | None:
         return None if value is None else self.text(field, value)

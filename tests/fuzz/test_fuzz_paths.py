@@ -1,9 +1,8 @@
 """Fuzz properties of the path algebra: every function is total on any string, a confined path is a usable
 memory path, slugs keep their shape and budget, and archiving a path can be undone.
 
-Known defects of `memhtml/contracts/paths.py` are left out of the generated inputs by the predicates
-named `known_*` below and kept as strict-xfail entries of `corpus/paths.json`: once one is fixed, its
-entry turns red, and the predicate and the marker go.
+The inputs that once broke these properties (a lone surrogate, a 79-character slug ending in its own
+ordinal suffix, a line break or a negative year in an archived path) are replayed from `corpus/paths.json`.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ import re
 from typing import Any, Final
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from memhtml.contracts.errors import UsageError, envelope_code
@@ -41,26 +40,7 @@ ordinals = st.integers(2, MAX_COLLISION_ORDINAL)
 slugs = st.one_of(any_text.map(slugify), edge_slugs)
 
 
-def known_surrogate_crash(path: str) -> bool:
-    """`path_problem` encodes segments as strict UTF-8, so a lone surrogate (a non-UTF-8 byte in argv,
-    decoded with surrogateescape) raises UnicodeEncodeError instead of being refused."""
-    return any(0xD800 <= ord(char) <= 0xDFFF for char in path)
-
-
-def known_left_inverse_gap(path: str, year: int) -> bool:
-    """`original_path_for` does not undo `archive_path_for` for a path that normalizes to "" or holds a
-    line break (its pattern's `.+$` stops at one), nor for a negative year."""
-    normalized = normalize_path(path)
-    return not normalized or "\n" in normalized or year < 0
-
-
-def known_ordinal_collision(slug: str, ordinal: int) -> bool:
-    """A 79-character slug ending in `-<n>` comes back unchanged for ordinal n: the one-shorter retry of
-    `slug_with_ordinal` cuts only the dash its first cut already dropped."""
-    return ordinal > 1 and len(slug) == SLUG_MAX - 1 and slug.endswith(f"-{ordinal}")
-
-
-def assert_path_functions_are_total(raw: str, year: int, *, tolerate_known: bool = True) -> None:
+def assert_path_functions_are_total(raw: str, year: int) -> None:
     normalized = normalize_path(raw)
     if normalized == normalized.strip():  # whitespace left at an edge is stripped by a second pass
         assert normalize_path(normalized) == normalized
@@ -72,8 +52,7 @@ def assert_path_functions_are_total(raw: str, year: int, *, tolerate_known: bool
     is_archived_path(raw)
     original_path_for(raw)
     archived = archive_path_for(raw, year)
-    if not (tolerate_known and known_left_inverse_gap(raw, year)):
-        assert original_path_for(archived) == normalized
+    assert original_path_for(archived) == normalized
     slug = slugify(raw)
     assert len(slug) <= SLUG_MAX and SLUG.fullmatch(slug), slug
     assert slugify(slug) == slug
@@ -111,14 +90,12 @@ def assert_ordinals_stay_distinct(slug: str, first: int, second: int) -> None:
 @fuzz(ci_examples=500)
 @given(path_inputs, years)
 def test_path_functions_are_total(raw: str, year: int) -> None:
-    assume(not known_surrogate_crash(raw))
     assert_path_functions_are_total(raw, year)
 
 
 @fuzz(ci_examples=500)
 @given(path_inputs)
 def test_confined_paths_are_usable_memory_paths(raw: str) -> None:
-    assume(not known_surrogate_crash(raw))
     assert_confined_or_refused(raw)
 
 
@@ -126,7 +103,6 @@ def test_confined_paths_are_usable_memory_paths(raw: str) -> None:
 @given(slugs, st.lists(ordinals, min_size=2, max_size=2, unique=True))
 def test_ordinal_suffixes_keep_slugs_distinct_and_in_budget(slug: str, pair: list[int]) -> None:
     first, second = pair
-    assume(not (known_ordinal_collision(slug, first) or known_ordinal_collision(slug, second)))
     assert_ordinals_stay_distinct(slug, first, second)
 
 
@@ -134,7 +110,7 @@ def test_ordinal_suffixes_keep_slugs_distinct_and_in_budget(slug: str, pair: lis
 def test_paths_corpus_replays(entry: dict[str, Any]) -> None:
     check = entry["check"]
     if check == "total":
-        assert_path_functions_are_total(entry["text"], int(entry.get("year", 2026)), tolerate_known=False)
+        assert_path_functions_are_total(entry["text"], int(entry.get("year", 2026)))
     elif check == "confine":
         assert_confined_or_refused(entry["text"])
         if "expect" in entry:

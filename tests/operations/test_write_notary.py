@@ -186,6 +186,26 @@ def test_write_redact_stores_the_rest_with_markers(root: Path) -> None:
     assert "redacted" not in write(root, memory(title="Plain", claim="A plain fact."), NOW).as_data()
 
 
+URL_PASSWORD = "Xy7kP2mQ" + "9rT4vB8n"
+
+
+def test_a_password_in_a_url_query_is_refused(root: Path) -> None:
+    before = snapshot(root)
+    caught = refused(
+        lambda: write(root, memory(claim=f"Log in at https://api.example.com/login?password={URL_PASSWORD}."), NOW)
+    )
+    assert envelope_code(caught) == "ERR_SECRET_DETECTED"
+    assert snapshot(root) == before and URL_PASSWORD not in history(root)
+
+
+def test_redacting_a_url_password_stores_it_and_the_marker_is_not_read_as_a_secret(root: Path) -> None:
+    claim = f"Clone https://deploy:{URL_PASSWORD}@git.example.com/repo.git for the release."
+    report = write(root, memory(claim=claim, redact=True), NOW)
+    assert (report.stored, report.outcome) == (True, "written")
+    assert "https://deploy:[REDACTED:url-password]@git.example.com" in stored_text(root, report.path)
+    assert URL_PASSWORD not in history(root)
+
+
 def test_write_strip_invisible_stores_the_text_without_them(root: Path) -> None:
     report = write(root, memory(claim=f"The deploy{ZWSP} runs\u202e nightly.", strip_invisible=True), NOW)
     text = stored_text(root, report.path)
