@@ -134,8 +134,8 @@ def untyped_entities(database: Database) -> tuple[list[dict[str, Any]], int]:
 
 def index_drift(database: Database, expected: Mapping[str, str], overlay: frozenset[str]) -> IndexDrift:
     """Compare the rows with `expected` (path -> blob id of every valid memory at HEAD). `overlay`: paths
-    whose rows may differ on purpose (the working-tree versions the last `index update` projected, and
-    second copies of an active article, which the index holds once)."""
+    whose rows may differ on purpose (uncommitted paths, whose working-tree version `index update`
+    projects, and second copies of an active article, which the index holds once)."""
     indexed = dict(database.rows("SELECT path, blob_sha FROM files"))
     missing = sorted(path for path in expected.keys() - indexed.keys() if path not in overlay)
     extra = sorted(path for path in indexed.keys() - expected.keys() if path not in overlay)

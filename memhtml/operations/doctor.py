@@ -69,7 +69,8 @@ def doctor(root: Path, *, fix: bool = False, now: dt.datetime | None = None) -> 
 
 
 def examine(store: Store, moment: dt.datetime) -> Examination:
-    files = bucket_files(store)
+    survey = bucket_files(store)
+    files = survey.files
     verdicts = _inspected(store, files)
     head = head_sha(store.root)
     data: dict[str, Any] = {"root": str(store.root), "headSha": head}
@@ -82,9 +83,12 @@ def examine(store: Store, moment: dt.datetime) -> Examination:
         if verdict.memory and not verdict.violations and not verdict.in_worktree_only and verdict.path not in twins
     }
     found = Examination(data, healthy=False)
-    index_problem = _examine_index(store, found, present, valid_at_head, twins=twins, moment=moment)
+    # The index may hold either version of an uncommitted path (`index update` projects the working tree).
+    index_problem = _examine_index(
+        store, found, present, valid_at_head, overlay=frozenset(twins) | survey.uncommitted, moment=moment
+    )
     _report_files(data, verdicts)
-    data["dirty"] = sorted(item.path for item in files if item.in_worktree_only)
+    data["dirty"] = sorted(survey.uncommitted)
     journals = [] if write_lock_held(store) else interrupted_writes(store)
     data["interruptedWrites"] = journals
     data["leftoverLocks"] = [{"name": lock.name, "ageSeconds": lock.age_seconds} for lock in leftover_git_locks(store)]
@@ -121,18 +125,18 @@ def _examine_index(
     present: frozenset[str],
     valid_at_head: dict[str, str],
     *,
-    twins: set[str],
+    overlay: frozenset[str],
     moment: dt.datetime,
 ) -> str | None:
     data = found.data
     try:
         with fresh_index(store) as database:
-            indexed_head, overlay, _ = watermark(database)
+            indexed_head, indexed_overlay, _ = watermark(database)
             found.dangling = health.dangling_edges(database, present)
             found.orphans = health.orphan_access_rows(database)
             inbox, inbox_tasks = health.inbox_depths(database)
             untyped, untyped_total = health.untyped_entities(database)
-            drift = health.index_drift(database, valid_at_head, frozenset(overlay) | twins)
+            drift = health.index_drift(database, valid_at_head, frozenset(indexed_overlay) | overlay)
             data.update(
                 dangling=found.dangling,
                 orphanAccessRows=found.orphans,

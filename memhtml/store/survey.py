@@ -48,9 +48,20 @@ class LeftoverLock:
     age_seconds: float
 
 
-def bucket_files(store: Store) -> list[SurveyedFile]:
+@dataclass(frozen=True, slots=True)
+class Survey:
+    files: list[SurveyedFile]
+    deleted: frozenset[str]  # committed paths gone from the working tree
+
+    @property
+    def uncommitted(self) -> frozenset[str]:
+        """Every path whose working-tree state differs from HEAD (changed, untracked or deleted)."""
+        return frozenset(item.path for item in self.files if item.in_worktree_only) | self.deleted
+
+
+def bucket_files(store: Store) -> Survey:
     """Every file under the buckets as the working tree holds it: HEAD's blob for clean paths, a hash of
-    the disk copy for modified or untracked ones; deleted paths are left out."""
+    the disk copy for modified or untracked ones; deleted paths are listed apart."""
     listing = run_git(store.root, ["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", *PARA_BUCKETS]).stdout
     files: dict[str, SurveyedFile] = {}
     for record in listing.split(b"\0"):
@@ -74,7 +85,7 @@ def bucket_files(store: Store) -> list[SurveyedFile]:
         hashed = run_git(store.root, ["hash-object", "--no-filters", "--stdin-paths"], stdin=stdin).stdout
         for path, object_id in zip(regular, hashed.decode().split(), strict=True):
             files[path] = SurveyedFile(path, object_id, True)
-    return sorted(files.values(), key=lambda item: item.path)
+    return Survey(sorted(files.values(), key=lambda item: item.path), frozenset(deleted))
 
 
 def _worktree_changes(store: Store) -> tuple[list[str], set[str]]:

@@ -226,3 +226,14 @@ def test_fix_reports_a_head_it_cannot_splice_and_repairs_the_rest(root: Path, th
     assert [item["path"] for item in repaired["failedWrites"]] == [backups]
     assert repaired["rewritten"] == 1
     assert git(root, "show", "--name-only", "--format=", "HEAD").split() == [deploys]
+
+
+def test_uncommitted_edits_and_deletions_are_listed_but_are_not_index_drift(root: Path, three: list[str]) -> None:
+    staging, backups, _ = three
+    edited = (root / backups).read_text().replace("Backups run nightly", "Backups run hourly")
+    (root / backups).write_text(edited)
+    (root / staging).unlink()
+    data = doctor(root, now=NOW).data
+    assert data["dirty"] == sorted([backups, staging])
+    assert data["indexDrift"] == {"missing": [], "extra": [], "stale": []}
+    assert data["healthy"], data
