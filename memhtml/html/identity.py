@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from memhtml.contracts.errors import InvalidMemory
 from memhtml.html.document import parse_memory
@@ -165,15 +165,24 @@ def _article_start(text: str) -> int:
     return 0 if position == -1 else position
 
 
-def _first_article_time(text: str) -> tuple[int, int, dict[str, str]] | None:
-    """Source span and attributes of the first `<time>` start tag at or after `<article`."""
+_Finder = TypeVar("_Finder", "_TimeFinder", "_MarkEndFinder")
+
+
+def _scan_article(text: str, finder_type: type[_Finder]) -> tuple[int, _Finder]:
+    """Run `finder_type` over `text` from `<article` on (it stops at its first find); the offset too."""
     offset = _article_start(text)
-    finder = _TimeFinder(text[offset:])
+    finder = finder_type(text[offset:])
     try:
         finder.feed(text[offset:])
         finder.close()
     except _FoundError:
         pass
+    return offset, finder
+
+
+def _first_article_time(text: str) -> tuple[int, int, dict[str, str]] | None:
+    """Source span and attributes of the first `<time>` start tag at or after `<article`."""
+    offset, finder = _scan_article(text, _TimeFinder)
     if finder.found is None:
         return None
     start, raw, attributes = finder.found
@@ -182,13 +191,7 @@ def _first_article_time(text: str) -> tuple[int, int, dict[str, str]] | None:
 
 def _first_mark_end(text: str) -> int | None:
     """Where the first `</mark>` end tag at or after `<article` ends (any case, any spacing)."""
-    offset = _article_start(text)
-    finder = _MarkEndFinder(text[offset:])
-    try:
-        finder.feed(text[offset:])
-        finder.close()
-    except _FoundError:
-        pass
+    offset, finder = _scan_article(text, _MarkEndFinder)
     if finder.found is None:
         return None
     closing = text.find(">", offset + finder.found)
