@@ -20,6 +20,10 @@ MAX_COLLISION_ORDINAL: Final[int] = 1000
 _NON_SLUG: Final = re.compile(r"[^a-z0-9]+")
 _CONTROL_CHARACTER: Final = re.compile(r"[\x00-\x1f\x7f]")
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# C1 controls, zero-width and bidi-control characters, the BOM and the soft hyphen: a new name carrying
+# one displays as another (`resources/\u202egnp.html` shows as `lmth.png`). Names already in a corpus
+# are judged by `path_problem` and stay readable.
+_HIDDEN_IN_A_NAME: Final = re.compile("[\x80-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 # A percent escape of a dot, a separator or a control character: decoded by any URL-aware reader
 # (a resource URI, a published page), it would climb out of the directory it seems to sit in.
 _ENCODED_STEP: Final = re.compile(r"%(?:2[eEfF]|5[cC]|[01][0-9a-fA-F]|7[fF])")
@@ -122,13 +126,19 @@ def named_path_problem(raw: str) -> str | None:
     """Why `raw`, a path a caller named, cannot name a memory; None when its normalized form can.
 
     Stricter than `path_problem`, which also judges the names already in a corpus: a named path may
-    not carry a backslash (another system's separator) or a percent-encoded dot or separator, and a
-    leading `/` names the store's root (as a memory's hrefs do), never the file system.
+    not carry a backslash (another system's separator), a percent-encoded dot or separator, or a
+    character that hides or reorders what it shows, and a leading `/` names the store's root (as a
+    memory's hrefs do), never the file system.
     """
     if "\0" in raw:
         return "it contains a NUL byte"
     if "\\" in raw:
         return "it contains a backslash; segments are separated by `/` only"
+    if _HIDDEN_IN_A_NAME.search(raw):
+        return (
+            "it contains a C1 control, invisible or bidi-control character, which makes the name read "
+            "differently from what it is"
+        )
     if _ENCODED_STEP.search(raw):
         return (
             "it contains a percent-encoded dot, separator or control character (`%2e`, `%2f`, `%5c`, …); "
