@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,17 +39,6 @@ from memhtml.store.survey import (
 )
 
 
-@dataclass
-class Examination:
-    """Everything one pass of checks found; `data` is the report, `healthy` its verdict."""
-
-    data: dict[str, Any]
-    healthy: bool
-    dangling: list[dict[str, Any]] = field(default_factory=list)
-    orphans: list[str] = field(default_factory=list)
-    drift: bool = False
-
-
 @dataclass(frozen=True)
 class DoctorAnswer:
     data: dict[str, Any]
@@ -61,14 +50,15 @@ def doctor(root: Path, *, fix: bool = False, now: dt.datetime | None = None) -> 
     store = open_store(root)  # replays what a killed writer left, when no writer is live
     found = examine(store, moment)
     if not fix:
-        return DoctorAnswer(found.data, found.healthy)
+        return DoctorAnswer(found, found["healthy"])
     repaired = _repair(store, found, moment)
     after = examine(store, moment)
-    after.data["repaired"] = repaired
-    return DoctorAnswer(after.data, after.healthy)
+    after["repaired"] = repaired
+    return DoctorAnswer(after, after["healthy"])
 
 
-def examine(store: Store, moment: dt.datetime) -> Examination:
+def examine(store: Store, moment: dt.datetime) -> dict[str, Any]:
+    """The `doctor.report` data of the store as it stands (`healthy` included)."""
     survey = bucket_files(store)
     files = survey.files
     verdicts = _inspected(store, files)
@@ -82,10 +72,9 @@ def examine(store: Store, moment: dt.datetime) -> Examination:
         for verdict in verdicts
         if verdict.memory and not verdict.violations and not verdict.in_worktree_only and verdict.path not in twins
     }
-    found = Examination(data, healthy=False)
     # The index may hold either version of an uncommitted path (`index update` projects the working tree).
     index_problem = _examine_index(
-        store, found, present, valid_at_head, overlay=frozenset(twins) | survey.uncommitted, moment=moment
+        store, data, present, valid_at_head, overlay=frozenset(twins) | survey.uncommitted, moment=moment
     )
     _report_files(data, verdicts)
     data["dirty"] = sorted(survey.uncommitted)
@@ -95,10 +84,9 @@ def examine(store: Store, moment: dt.datetime) -> Examination:
     data["stuckSleepRuns"] = []
     if index_problem is not None:
         data["indexError"] = index_problem
-    found.healthy = _healthy(data)
-    data["healthy"] = found.healthy
+    data["healthy"] = _healthy(data)
     data["remedies"] = _remedies(data)
-    return found
+    return data
 
 
 def _inspected(store: Store, files: Sequence[SurveyedFile]) -> list[FileVerdict]:
@@ -121,25 +109,22 @@ def _inspected(store: Store, files: Sequence[SurveyedFile]) -> list[FileVerdict]
 
 def _examine_index(
     store: Store,
-    found: Examination,
+    data: dict[str, Any],
     present: frozenset[str],
     valid_at_head: dict[str, str],
     *,
     overlay: frozenset[str],
     moment: dt.datetime,
 ) -> str | None:
-    data = found.data
     try:
         with fresh_index(store) as database:
             indexed_head, indexed_overlay, _ = watermark(database)
-            found.dangling = health.dangling_edges(database, present)
-            found.orphans = health.orphan_access_rows(database)
             inbox, inbox_tasks = health.inbox_depths(database)
             untyped, untyped_total = health.untyped_entities(database)
             drift = health.index_drift(database, valid_at_head, frozenset(indexed_overlay) | overlay)
             data.update(
-                dangling=found.dangling,
-                orphanAccessRows=found.orphans,
+                dangling=health.dangling_edges(database, present),
+                orphanAccessRows=health.orphan_access_rows(database),
                 inboxDepth=inbox,
                 inboxCrowded=inbox > health.INBOX_CROWDED_ABOVE,
                 inboxTaskDepth=inbox_tasks,
@@ -152,7 +137,6 @@ def _examine_index(
                 indexHeadSha=indexed_head,
                 indexDrift=drift.as_data(),
             )
-            found.drift = bool(drift)
             vectors = vector_state(database)
     except MemhtmlError as failure:
         data.update(indexFresh=False, indexHeadSha=None, dangling=[], orphanAccessRows=[], indexDrift=None)
@@ -272,7 +256,7 @@ def _remedies(data: dict[str, Any]) -> list[str]:
     return remedies
 
 
-def _repair(store: Store, found: Examination, moment: dt.datetime) -> dict[str, Any]:
+def _repair(store: Store, found: dict[str, Any], moment: dt.datetime) -> dict[str, Any]:
     repaired: dict[str, Any] = {
         "rewritten": 0,
         "dropped": 0,
@@ -285,12 +269,12 @@ def _repair(store: Store, found: Examination, moment: dt.datetime) -> dict[str, 
     for lock in leftover_git_locks(store):
         if remove_git_lock(store, lock):
             repaired["removedLocks"].append(lock.name)
-    if found.drift or "indexError" in found.data:
+    if "indexError" in found or any((found["indexDrift"] or {}).values()):
         rebuild_index(store.root)
         repaired["indexRebuilt"] = True
-    if found.dangling:
+    if found["dangling"]:
         links = [
-            DanglingLink(item["srcPath"], item["rel"], item["dstPath"], item["rewriteTo"]) for item in found.dangling
+            DanglingLink(item["srcPath"], item["rel"], item["dstPath"], item["rewriteTo"]) for item in found["dangling"]
         ]
         count = len(links)
         noun = "link" if count == 1 else "links"
@@ -299,7 +283,7 @@ def _repair(store: Store, found: Examination, moment: dt.datetime) -> dict[str, 
         repaired.update(rewritten=outcome.rewritten, dropped=outcome.dropped, failedWrites=outcome.failed)
         if outcome.committed is not None:
             repaired["commitSha"] = outcome.committed.landed.sha
-    if found.orphans:
+    if found["orphanAccessRows"]:
         with fresh_index(store, writable=True) as database:
-            repaired["prunedAccessRows"] = health.prune_access_rows(database, found.orphans)
+            repaired["prunedAccessRows"] = health.prune_access_rows(database, found["orphanAccessRows"])
     return repaired

@@ -16,7 +16,7 @@ from memhtml.contracts.paths import is_archived_path, path_problem
 from memhtml.html.document import parse_memory_tree
 from memhtml.html.parser import parse_document
 from memhtml.html.validate import check_memory_tree
-from memhtml.operations.filejudgment import INVALID, unsafe_problems
+from memhtml.operations.filejudgment import INVALID, status_contradiction, unsafe_problems
 
 SYMLINK_REASON: Final[str] = "a symbolic link: memories are plain files, and a link may point out of the store"
 
@@ -78,7 +78,7 @@ def inspect_file(
         warnings=check.warnings,
         unsafe=unsafe,
         status=memory.status,
-        status_mismatch=memory.status is not None and (memory.status == "archived") != archived,
+        status_mismatch=status_contradiction(path, memory.status) is not None,
         stated_hash=memory.stated_content_hash,
         content_hash=memory.content_hash if not check.violations else None,
         dedupes=not check.violations and not archived and memory.memory_type != "task",

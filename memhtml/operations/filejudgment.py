@@ -278,9 +278,17 @@ def _consistency_warnings(path: str, display: str, tree: Element) -> list[Proble
                 f"{memory.content_hash}: the article changed after its hash was written",
             )
         )
-    archived = is_archived_path(path)
-    if memory.status == "archived" and not archived:
-        found.append(Problem(display, "memhtml-status is archived outside archive/"))
-    elif memory.status == "active" and archived:
-        found.append(Problem(display, "memhtml-status is active inside archive/"))
+    contradiction = status_contradiction(path, memory.status)
+    if contradiction is not None:
+        found.append(Problem(display, contradiction))
     return found
+
+
+def status_contradiction(path: str, status: str | None) -> str | None:
+    """How `memhtml-status` contradicts the bucket of `path` (archived-ness comes from the path), or None."""
+    archived = is_archived_path(path)
+    if status == "archived" and not archived:
+        return "memhtml-status is archived outside archive/"
+    if status == "active" and archived:
+        return "memhtml-status is active inside archive/"
+    return None

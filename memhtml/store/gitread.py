@@ -7,7 +7,7 @@ one `diff`, one `status`), so the cost of a catch-up grows with what changed, no
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from memhtml.contracts.corpus import DirtyEntry, TreeChange
@@ -19,6 +19,30 @@ from memhtml.store.files import LinkedPath, is_regular_file, read_regular_file
 from memhtml.store.gitcmd import run_git
 
 _BUCKETS = ("projects", "areas", "resources", "archive")
+SYMLINK_MODE = "120000"
+
+
+def tree_blobs(root: Path, commit: str, pathspec: Sequence[str] = _BUCKETS) -> Iterator[tuple[str, str, str]]:
+    """(path, mode, blob id) of every blob under `pathspec` in `commit`, memory-shaped or not."""
+    output = run_git(root, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", *pathspec]).stdout
+    for record in output.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        mode, kind, sha = meta.decode().split(" ")
+        if kind == "blob":
+            yield name.decode("utf-8", "surrogateescape"), mode, sha
+
+
+def status_records(root: Path) -> Iterator[tuple[str, str]]:
+    """(two-letter code, path) of every working-tree change under the buckets, untracked files listed one
+    by one, ignored ones left out."""
+    output = run_git(
+        root, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *_BUCKETS]
+    ).stdout
+    for record in output.split(b"\0"):
+        if len(record) >= 4 and record[:2] != b"!!":
+            yield record[:2].decode(), record[3:].decode("utf-8", "surrogateescape")
 
 
 class GitCorpusReader:
@@ -33,16 +57,11 @@ class GitCorpusReader:
     def tree(self, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
         # A short explicit list is cheaper as a pathspec; a long one would overflow the argument list.
         pathspec = list(paths) if paths is not None and len(paths) <= 256 else list(_BUCKETS)
-        output = run_git(self.root, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", *pathspec]).stdout
-        entries: dict[str, str] = {}
-        for record in output.split(b"\0"):
-            if not record:
-                continue
-            meta, _, name = record.partition(b"\t")
-            mode, kind, sha = meta.decode().split(" ")
-            path = name.decode("utf-8", "surrogateescape")
-            if kind == "blob" and mode != "120000" and is_memory_path(path):
-                entries[path] = sha
+        entries = {
+            path: sha
+            for path, mode, sha in tree_blobs(self.root, commit, pathspec)
+            if mode != SYMLINK_MODE and is_memory_path(path)
+        }
         if paths is not None:
             wanted = set(paths)
             entries = {path: sha for path, sha in entries.items() if path in wanted}
@@ -100,27 +119,19 @@ class GitCorpusReader:
         return changes
 
     def dirty(self) -> list[DirtyEntry]:
-        output = run_git(
-            self.root,
-            ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *_BUCKETS],
-        ).stdout
-        entries: list[DirtyEntry] = []
-        for record in output.split(b"\0"):
-            if len(record) < 4:
-                continue
-            code = record[:2].decode()
-            path = record[3:].decode("utf-8", "surrogateescape")
-            if code == "!!" or "U" in code or not is_memory_path(path):
-                continue
-            entries.append(DirtyEntry(path, deleted="D" in code or not is_regular_file(self.root, path)))
-        return entries
+        return [
+            DirtyEntry(path, deleted="D" in code or not is_regular_file(self.root, path))
+            for code, path in status_records(self.root)
+            if "U" not in code and is_memory_path(path)
+        ]
 
     def worktree_blobs(self, paths: Sequence[str]) -> dict[str, tuple[str, bytes]]:
         # Never through a symbolic link, the file's own or a directory's: what it leads to is not the corpus.
-        present = [path for path in paths if is_regular_file(self.root, path)]
+        # `--stdin-paths` reads one path a line: a name holding a line break cannot be named to it.
+        present = [path for path in paths if "\n" not in path and is_regular_file(self.root, path)]
         if not present:
             return {}
-        listing = "".join(path + "\n" for path in present).encode("utf-8")
+        listing = "".join(path + "\n" for path in present).encode("utf-8", "surrogateescape")
         shas = run_git(self.root, ["hash-object", "--no-filters", "--stdin-paths"], stdin=listing).stdout
         blobs: dict[str, tuple[str, bytes]] = {}
         for path, sha in zip(present, shas.decode().split(), strict=True):

@@ -7,7 +7,7 @@ call each and leave blob contents to be read in slices.
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import fcntl
 import os
 import time
@@ -15,9 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from memhtml.contracts.vocabulary import PARA_BUCKETS
-from memhtml.store.gitcmd import run_git
-from memhtml.store.gitread import GitCorpusReader
+from memhtml.store.gitread import SYMLINK_MODE, GitCorpusReader, status_records, tree_blobs
 from memhtml.store.lock import LOCK_FILENAME
 from memhtml.store.recovery import pending_journals
 from memhtml.store.repository import Store
@@ -26,7 +24,6 @@ from memhtml.store.repository import Store
 STALE_GIT_LOCK_SECONDS: Final[float] = 300.0
 BLOB_SLICE: Final[int] = 2000
 _GIT_LOCKS: Final[tuple[str, ...]] = ("index.lock", "HEAD.lock", "packed-refs.lock")
-_SYMLINK_MODE: Final[str] = "120000"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,86 +57,50 @@ class Survey:
 
 
 def bucket_files(store: Store) -> Survey:
-    """Every file under the buckets as the working tree holds it: HEAD's blob for clean paths, a hash of
-    the disk copy for modified or untracked ones; deleted paths are listed apart."""
-    listing = run_git(store.root, ["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", *PARA_BUCKETS]).stdout
-    files: dict[str, SurveyedFile] = {}
-    for record in listing.split(b"\0"):
-        if not record:
-            continue
-        meta, _, name = record.partition(b"\t")
-        mode, kind, sha = meta.decode().split(" ")
-        if kind == "blob":
-            path = name.decode("utf-8", "surrogateescape")
-            files[path] = SurveyedFile(path, sha, False, symlink=mode == _SYMLINK_MODE)
-    changed, deleted = _worktree_changes(store)
-    for path in deleted:
-        files.pop(path, None)
-    on_disk = [path for path in changed if (store.root / path).is_file() or (store.root / path).is_symlink()]
-    symlinks = {path for path in on_disk if (store.root / path).is_symlink()}
-    regular = [path for path in on_disk if path not in symlinks]
-    for path in symlinks:
-        files[path] = SurveyedFile(path, "", True, symlink=True)
-    if regular:
-        stdin = "".join(path + "\n" for path in regular).encode("utf-8", "surrogateescape")
-        hashed = run_git(store.root, ["hash-object", "--no-filters", "--stdin-paths"], stdin=stdin).stdout
-        for path, object_id in zip(regular, hashed.decode().split(), strict=True):
-            files[path] = SurveyedFile(path, object_id, True)
-    return Survey(sorted(files.values(), key=lambda item: item.path), frozenset(deleted))
-
-
-def _worktree_changes(store: Store) -> tuple[list[str], set[str]]:
-    output = run_git(
-        store.root,
-        ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *PARA_BUCKETS],
-    ).stdout
-    changed: list[str] = []
+    """Every file under the buckets as the working tree holds it: HEAD's blob for clean paths, the disk
+    copy for modified or untracked ones (its blob id is known once it is read); deleted paths apart."""
+    files = {
+        path: SurveyedFile(path, sha, False, symlink=mode == SYMLINK_MODE)
+        for path, mode, sha in tree_blobs(store.root, "HEAD")
+    }
     deleted: set[str] = set()
-    for record in output.split(b"\0"):
-        if len(record) < 4:
-            continue
-        code = record[:2].decode()
-        path = record[3:].decode("utf-8", "surrogateescape")
-        if code == "!!":
-            continue
-        if "D" in code and not (store.root / path).exists():
+    for code, path in status_records(store.root):
+        target = store.root / path
+        if "D" in code and not os.path.lexists(target):
             deleted.add(path)
-        else:
-            changed.append(path)
-    return changed, deleted
+            files.pop(path, None)
+        elif os.path.lexists(target):
+            files[path] = SurveyedFile(path, "", True, symlink=target.is_symlink())
+    return Survey(sorted(files.values(), key=lambda item: item.path), frozenset(deleted))
 
 
 def file_contents(store: Store, files: Iterable[SurveyedFile]) -> Iterator[list[tuple[SurveyedFile, bytes | None]]]:
     """The bytes of `files` in slices of BLOB_SLICE (committed blobs in one `cat-file` per slice, working
-    tree copies from disk); None for a file that cannot be read or is a symlink (never followed)."""
+    tree copies hashed and read without following a link); None for a file that cannot be read or is a
+    symlink. A working-tree copy comes back with its blob id."""
     reader = GitCorpusReader(store.root)
     batch: list[SurveyedFile] = []
     for item in files:
         batch.append(item)
         if len(batch) >= BLOB_SLICE:
-            yield _read_slice(store, reader, batch)
+            yield _read_slice(reader, batch)
             batch = []
     if batch:
-        yield _read_slice(store, reader, batch)
+        yield _read_slice(reader, batch)
 
 
-def _read_slice(
-    store: Store, reader: GitCorpusReader, batch: list[SurveyedFile]
-) -> list[tuple[SurveyedFile, bytes | None]]:
+def _read_slice(reader: GitCorpusReader, batch: list[SurveyedFile]) -> list[tuple[SurveyedFile, bytes | None]]:
     committed = reader.blobs(item.blob for item in batch if not item.in_worktree_only and not item.symlink)
+    on_disk = reader.worktree_blobs([item.path for item in batch if item.in_worktree_only and not item.symlink])
     answered: list[tuple[SurveyedFile, bytes | None]] = []
     for item in batch:
-        content: bytes | None = None
         if item.symlink:
-            content = None
+            answered.append((item, None))
         elif item.in_worktree_only:
-            with contextlib.suppress(OSError):
-                descriptor = os.open(store.root / item.path, os.O_RDONLY | os.O_NOFOLLOW)
-                with os.fdopen(descriptor, "rb") as handle:
-                    content = handle.read()
+            blob, content = on_disk.get(item.path, ("", None))
+            answered.append((dataclasses.replace(item, blob=blob), content))
         else:
-            content = committed.get(item.blob)
-        answered.append((item, content))
+            answered.append((item, committed.get(item.blob)))
     return answered
 
 

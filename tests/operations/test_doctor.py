@@ -237,3 +237,13 @@ def test_uncommitted_edits_and_deletions_are_listed_but_are_not_index_drift(root
     assert data["dirty"] == sorted([backups, staging])
     assert data["indexDrift"] == {"missing": [], "extra": [], "stale": []}
     assert data["healthy"], data
+
+
+def test_odd_file_names_in_the_working_tree_are_reported_not_fatal(root: Path, three: list[str]) -> None:
+    inbox = os.fsencode(root / "areas" / "inbox")
+    for name in (b"\xff-not-utf8.html", b"line\nbreak.html"):
+        with open(os.path.join(inbox, name), "wb") as handle:
+            handle.write(b"<p>not a memory</p>\n")
+    data = doctor(root, now=NOW).data
+    assert len(data["strayFiles"]) == 2, data["strayFiles"]
+    assert not data["healthy"]
