@@ -64,10 +64,13 @@ def _describe(door: Door, invocation: Invocation) -> int:
 
 
 def _dispatch(door: Door, invocation: Invocation) -> int:
-    from memhtml.cli.app import app
+    from memhtml.cli.app import command_app
 
+    args = invocation.typer_args()
+    words = invocation.command.name.split() if invocation.command else []
+    app, consumed = command_app(words)
     try:
-        returned = app(args=invocation.typer_args(), obj=door, standalone_mode=False, prog_name="memhtml")
+        returned = app(args=args[consumed:], obj=door, standalone_mode=False, prog_name="memhtml")
     except MemhtmlError as error:
         door.refuse(error)
     except KeyboardInterrupt:

@@ -64,18 +64,6 @@ def cli(*argv: str) -> Result:
     return Result(status, out.getvalue(), err.getvalue())
 
 
-@pytest.fixture(autouse=True)
-def click_group_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Typer rebuilds its click group on every call (about 0.1 s); the matrix runs hundreds of command
-    lines through the same entry point, so the group is built once and called as typer would."""
-    import typer.main
-
-    from memhtml.cli import app as app_module
-
-    command = typer.main.get_command(app_module.app)
-    monkeypatch.setattr(app_module, "app", command)
-
-
 @dataclass
 class Corpus:
     root: Path

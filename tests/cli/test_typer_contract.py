@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import typer.main
@@ -37,3 +38,24 @@ def test_every_command_that_runs_has_a_typer_command_with_the_same_flags() -> No
             option = options[flag.name]
             assert option.multiple == flag.repeatable, (name, flag.name)
             assert option.is_flag == (flag.type == "boolean"), (name, flag.name)
+
+
+def test_every_command_is_dispatched_alone_with_its_own_parameters() -> None:
+    """The entry point builds only the named command; that one must be the same command the whole app
+    would have dispatched to, so nothing falls back to the slow path or picks a namesake."""
+    from memhtml.cli.app import command_app
+
+    whole = typer.main.get_command(app)
+    for spec in COMMANDS:
+        if spec.name in DESCRIBING:
+            continue
+        words = spec.name.split()
+        single, consumed = command_app(words)
+        assert consumed == len(words), spec.name
+        built = typer.main.get_command(single)
+        expected: Any = whole
+        for word in words:
+            expected = expected.commands[word]
+        assert inspect.unwrap(built.callback) is inspect.unwrap(expected.callback), spec.name
+        assert [param.name for param in built.params] == [param.name for param in expected.params], spec.name
+    assert command_app(["no-such-command"]) == (app, 0)
