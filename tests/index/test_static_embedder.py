@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from memhtml.contracts.errors import ModelUnavailable
 from memhtml.index import static_embedder
-from memhtml.index.static_embedder import MODEL_DIRECTORY, StaticEmbedder, load_static_embedder
+from memhtml.index.embedders import ShippedStaticEmbedder
+from memhtml.index.static_embedder import MODEL_DIRECTORY, StaticEmbedder, UnreadableModelFile, load_static_embedder
 
 PARITY_MIN_COSINE = 0.9999
 
@@ -157,7 +159,7 @@ def sha256(path: Path) -> str:
 
 def test_the_shipped_files_are_the_ones_model_json_records(model_facts: dict[str, Any]) -> None:
     recorded = model_facts["files"]
-    assert set(recorded) == {"vectors.npy", "tokenizer.json"}
+    assert set(recorded) == {"vectors.npy", "tokenizer.json", "vocab.txt"}
     for name, record in recorded.items():
         path = MODEL_DIRECTORY / name
         assert sha256(path) == record["sha256"], name
@@ -175,18 +177,20 @@ def test_the_model_ships_its_license_and_attribution(model_facts: dict[str, Any]
     assert sum(path.stat().st_size for path in MODEL_DIRECTORY.iterdir()) < 17 * 1024 * 1024
 
 
-def test_loading_and_embedding_need_neither_model2vec_nor_torch() -> None:
+def test_loading_and_embedding_need_neither_model2vec_nor_torch_and_a_query_needs_no_numpy_or_tokenizers() -> None:
     probe = (
         "import sys\n"
         "import memhtml.index.static_embedder as module\n"
         "cheap = not ({'numpy', 'tokenizers'} & set(sys.modules))\n"
+        "module.load_static_embedder().embed_one('an invoice was paid twice')\n"
+        "query = not ({'numpy', 'tokenizers'} & set(sys.modules))\n"
         "module.load_static_embedder().embed(['an invoice was paid twice'])\n"
         "heavy = sorted({'model2vec', 'torch', 'huggingface_hub', 'transformers'} & set(sys.modules))\n"
-        "print(cheap, heavy)\n"
+        "print(cheap, query, heavy)\n"
     )
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.strip() == "True []"
+    assert completed.stdout.strip() == "True True []"
 
 
 def model_copy(tmp_path: Path, **changes: Any) -> Path:
@@ -203,7 +207,7 @@ def test_a_copy_of_the_model_loads_and_embeds_the_same(embedder: StaticEmbedder,
     np.testing.assert_array_equal(copy.embed(["paid twice"]), embedder.embed(["paid twice"]))
 
 
-@pytest.mark.parametrize("missing", ["model.json", "vectors.npy", "tokenizer.json"])
+@pytest.mark.parametrize("missing", ["model.json", "vectors.npy", "tokenizer.json", "vocab.txt"])
 def test_a_missing_file_is_named(tmp_path: Path, missing: str) -> None:
     directory = model_copy(tmp_path)
     (directory / missing).unlink()
@@ -226,10 +230,34 @@ def test_a_model_json_that_disagrees_is_refused(tmp_path: Path, changes: dict[st
         load_static_embedder(model_copy(tmp_path, **changes))
 
 
-def test_a_corrupt_tokenizer_is_refused_naming_it(tmp_path: Path) -> None:
+def test_a_corrupt_tokenizer_is_refused_naming_it_when_first_needed(tmp_path: Path) -> None:
+    # tokenizer.json is read on first need (a batch, or a text that is not ASCII): the ASCII query path
+    # never pays for it, and a corrupt file is refused then, naming it, as the loader would have.
     directory = model_copy(tmp_path)
     (directory / "tokenizer.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(ValueError, match=re.escape("tokenizer.json")):
+    model = load_static_embedder(directory)
+    assert any(model.embed_one("an invoice was paid twice"))
+    with pytest.raises(UnreadableModelFile, match=re.escape("tokenizer.json")):
+        model.embed(["an invoice", "was paid twice"])
+    with pytest.raises(UnreadableModelFile, match=re.escape("tokenizer.json")):
+        model.embed_one("la facture a été payée deux fois")
+
+
+def test_an_unreadable_tokenizer_is_the_model_unavailable_error_of_a_load(tmp_path: Path) -> None:
+    directory = model_copy(tmp_path)
+    (directory / "tokenizer.json").write_text("{not json", encoding="utf-8")
+    embedder = ShippedStaticEmbedder(load_static_embedder(directory))
+    with pytest.raises(ModelUnavailable, match=re.escape("tokenizer.json")):
+        embedder.embed_documents(["a"] * 40)
+    with pytest.raises(ModelUnavailable, match=re.escape("tokenizer.json")):
+        embedder.embed_query("payée deux fois")
+
+
+def test_a_vocabulary_that_disagrees_is_refused_naming_it(tmp_path: Path) -> None:
+    directory = model_copy(tmp_path)
+    lines = (directory / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    (directory / "vocab.txt").write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape("vocab.txt")):
         load_static_embedder(directory)
 
 

@@ -1,0 +1,182 @@
+"""The pure-Python WordPiece tokenizer gives the ids `tokenizers` gives with the shipped `tokenizer.json`,
+id for id, on every ASCII text: the bench corpus's memories and queries, edge cases of each stage of
+the pipeline, and generated text (words built from the vocabulary's own pieces, punctuation, controls).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import string
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer
+
+from memhtml.index.static_embedder import MODEL_DIRECTORY, load_static_embedder
+from memhtml.index.wordpiece import WordPieceVocabulary, read_vocabulary
+
+MAX_TOKENS = 512
+
+
+@pytest.fixture(scope="module")
+def vocabulary() -> WordPieceVocabulary:
+    return read_vocabulary(MODEL_DIRECTORY / "vocab.txt")
+
+
+@pytest.fixture(scope="module")
+def reference_tokenizer() -> Tokenizer:
+    tokenizer = Tokenizer.from_file(str(MODEL_DIRECTORY / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    return tokenizer
+
+
+def reference_ids(tokenizer: Tokenizer, text: str) -> list[int]:
+    return list(tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+def tokenizer_json() -> dict[str, Any]:
+    parsed = json.loads((MODEL_DIRECTORY / "tokenizer.json").read_text(encoding="utf-8"))
+    assert isinstance(parsed, dict)
+    return parsed
+
+
+def test_vocab_txt_is_tokenizer_json_s_vocabulary_in_id_order() -> None:
+    vocab = tokenizer_json()["model"]["vocab"]
+    lines = (MODEL_DIRECTORY / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    assert lines[-1] == ""
+    assert {token: position for position, token in enumerate(lines[:-1])} == vocab
+
+
+def test_the_pipeline_is_the_one_this_tokenizer_reproduces() -> None:
+    """If the shipped tokenizer's configuration changes, the pure-Python one must be revisited."""
+    parsed = tokenizer_json()
+    assert parsed["normalizer"] == {
+        "type": "BertNormalizer",
+        "clean_text": True,
+        "handle_chinese_chars": True,
+        "strip_accents": None,
+        "lowercase": True,
+    }
+    assert parsed["pre_tokenizer"] == {"type": "BertPreTokenizer"}
+    model = {key: value for key, value in parsed["model"].items() if key != "vocab"}
+    assert model == {
+        "type": "WordPiece",
+        "unk_token": "[UNK]",
+        "continuing_subword_prefix": "##",
+        "max_input_chars_per_word": 100,
+    }
+    assert sorted(token["content"] for token in parsed["added_tokens"]) == ["[PAD]", "[UNK]"]
+    assert all(not token["normalized"] and not token["single_word"] for token in parsed["added_tokens"])
+
+
+def corpus_texts() -> Iterator[str]:
+    """The bench corpus generator's memories and queries (`scripts/corpus.py`, not a package)."""
+    location = Path(__file__).resolve().parents[2] / "scripts" / "corpus.py"
+    spec = importlib.util.spec_from_file_location("memhtml_bench_corpus_wordpiece", location)
+    assert spec is not None and spec.loader is not None
+    module = sys.modules.get(spec.name) or importlib.util.module_from_spec(spec)
+    if spec.name not in sys.modules:
+        sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
+        spec.loader.exec_module(module)
+    for memory in module.memories(600, seed=7):
+        request = memory.request
+        yield from (request.title, request.claim or "", *request.bodies)
+    yield from module.queries(40, 7)
+
+
+def test_every_ascii_text_of_the_bench_corpus_tokenizes_the_same(
+    vocabulary: WordPieceVocabulary, reference_tokenizer: Tokenizer
+) -> None:
+    compared = 0
+    for text in corpus_texts():
+        if not text.isascii():
+            continue
+        assert vocabulary.ids(text, MAX_TOKENS) == reference_ids(reference_tokenizer, text), text
+        compared += 1
+    assert compared > 1500
+
+
+EDGE_CASES = [
+    "",
+    " ",
+    "INV-2024-001 RTX 4090 v5.8.4",
+    "don't stop-believing!!! (really?) [sic] {x} <y> a|b ~c `d` ^e _f_ @g #h $i %j &k *l +m =n /o \\p",
+    "snake_case camelCase kebab-case dotted.name path/to/file.html https://example.com/a?b=c&d=e",
+    "tab\there, line\nfeed, carriage\rreturn, vertical\x0btab, form\x0cfeed, nul\x00byte, del\x7fete, bell\x07",
+    "\x1c\x1d\x1e\x1f separators and unit\x1fseparator",
+    "[PAD] [UNK] x[PAD]y [pad] [Unk] [UNK[UNK]] [[PAD]] [PA D]",
+    "##ing ## #### a##b",
+    "a" * 100,
+    "a" * 101,
+    "ab" * 60 + " short",
+    "supercalifragilisticexpialidocious antidisestablishmentarianism pneumonoultramicroscopic",
+    "xqzjv qqqqq zzzzzzzz wxyzwxyz",
+    "UPPER lower MiXeD 12345 3.14159 1e10 0x1F 007",
+    "word " * 700,
+    "punctuation" + "." * 600,
+]
+
+
+@pytest.mark.parametrize("text", EDGE_CASES)
+def test_edge_cases_of_each_stage_tokenize_the_same(
+    text: str, vocabulary: WordPieceVocabulary, reference_tokenizer: Tokenizer
+) -> None:
+    assert vocabulary.ids(text, MAX_TOKENS) == reference_ids(reference_tokenizer, text)
+
+
+def vocabulary_pieces() -> list[str]:
+    lines = (MODEL_DIRECTORY / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    return [line for line in lines if line.isascii()]
+
+
+PIECES = vocabulary_pieces()
+ascii_character = st.characters(max_codepoint=0x7F, exclude_categories=())
+# Words glued from the vocabulary's own entries (`##` continuations included), so greedy matching,
+# fallbacks to shorter pieces and unknown tails are all exercised, separated by anything ASCII.
+glued_word = st.lists(st.sampled_from(PIECES), min_size=1, max_size=5).map("".join)
+ascii_text = st.lists(
+    st.one_of(
+        glued_word,
+        st.text(ascii_character, max_size=8),
+        st.sampled_from([" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x00", "\x7f", "[PAD]", "[UNK]", "##"]),
+        st.sampled_from(string.punctuation),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=ascii_text)
+def test_generated_ascii_text_tokenizes_the_same(
+    text: str, vocabulary: WordPieceVocabulary, reference_tokenizer: Tokenizer
+) -> None:
+    assert vocabulary.ids(text, MAX_TOKENS) == reference_ids(reference_tokenizer, text)
+
+
+def test_text_that_is_not_ascii_is_refused_not_guessed(vocabulary: WordPieceVocabulary) -> None:
+    with pytest.raises(ValueError, match="ASCII"):
+        vocabulary.ids("café")
+
+
+def test_a_non_ascii_query_still_embeds_through_tokenizers() -> None:
+    model = load_static_embedder()
+    for text in ("la facture a été payée deux fois", "我今天吃了苹果", "café [UNK] naïve"):
+        single = model.embed_one(text)
+        batch = model.embed([text, "padding so the batch path runs"])[0]
+        assert sum(a * float(b) for a, b in zip(single, batch, strict=True)) >= 0.99999, text
+
+
+def test_a_vocabulary_without_its_special_tokens_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "vocab.txt").write_text("[PAD]\nhello\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="UNK"):
+        read_vocabulary(tmp_path / "vocab.txt")
+    (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\nhello\nhello\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="twice"):
+        read_vocabulary(tmp_path / "vocab.txt")
