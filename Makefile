@@ -48,6 +48,7 @@ bench: $(STAMP)
 	  $(if $(filter 1,$(BENCH_FULL)),--size 10000 --runs 3 --one-batch 50000,--size 1000 --runs 3)
 	cd scripts && env -u PYTHONDONTWRITEBYTECODE ../$(BIN)/python bench_mcp.py \
 	  $(if $(filter 1,$(BENCH_FULL)),--sizes 1000 10000 --runs 30,--sizes 1000 --runs 10)
+	$(if $(filter 1,$(BENCH_FULL)),cd scripts && env -u PYTHONDONTWRITEBYTECODE ../$(BIN)/python bench_scale.py --size 100000)
 
 # Retrieval quality: LoCoMo (read from LOCOMO_DATA, never copied into the project; skipped with a message
 # when it is absent) and the seeded supersession benchmark. Reports go to stdout as JSON envelopes.
