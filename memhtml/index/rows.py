@@ -64,6 +64,11 @@ def active_hash_owners(database: Database, hashes: Sequence[str]) -> dict[str, s
     return {row[0]: row[1] for row in rows}
 
 
+def active_hashes(database: Database) -> frozenset[str]:
+    """Every content hash an active memory holds (tasks hold none: they are never deduplicated)."""
+    return frozenset(row[0] for row in database.rows("SELECT active_hash FROM files WHERE active_hash IS NOT NULL"))
+
+
 def store_projections(
     database: Database, projections: Sequence[FileProjection], *, bulk: bool = False
 ) -> list[SkippedFile]:

@@ -22,9 +22,9 @@ from memhtml.domain.frames import frame_key
 from memhtml.index.database import Database
 from memhtml.operations.batchinput import Cleaning, DecodedOp, Provenance, decode_ops
 from memhtml.operations.conflicts import StoredClaim, batch_findings, op_claim, stored_candidates
-from memhtml.operations.indexing import SessionLink, writable_index
+from memhtml.operations.indexing import SessionLink, indexed_active_hashes, writable_index
 from memhtml.operations.nearduplicates import NearDuplicateText, find_near_duplicates
-from memhtml.operations.planning import PickledProjections, plan_all
+from memhtml.operations.planning import PARALLEL_MINIMUM_OPS, PickledProjections, plan_all
 from memhtml.operations.write import staging_warning
 from memhtml.store.batch import OpOutcome, PlannedOp, store_batch
 from memhtml.store.commit import commit_message, commit_subject
@@ -59,7 +59,10 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
     a refused op, and when every op was refused."""
     decoded = decode_ops(stream, options.provenance, options.cleaning)
     moment = now or dt.datetime.now(dt.UTC)
-    rendered = plan_all([op.request for op in decoded], moment)
+    requests = [op.request for op in decoded]
+    # Only a batch big enough to plan on every core gains more than the extra open of the index costs.
+    stored_hashes = indexed_active_hashes(root) if len(requests) >= PARALLEL_MINIMUM_OPS else frozenset()
+    rendered = plan_all(requests, moment, stored_hashes)
     planned = [
         plan[0] if plan is not None else PlannedOp(None, refusal=op.refusal)
         for op, plan in zip(decoded, rendered, strict=True)
