@@ -108,8 +108,10 @@ def rebuild_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
 def update_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
     """`index update`: the commits since the watermark, then the dirty working tree."""
     store = open_store(root)
+    reader = GitCorpusReader(store.root)
+    reader.prefetch_dirty()  # git walks the working tree while the index opens and takes the commits
     with open_database(store.root) as database:
-        return _with_warnings(catch_up(database, GitCorpusReader(store.root), worktree=True, embed=embed))
+        return _with_warnings(catch_up(database, reader, worktree=True, embed=embed))
 
 
 def _with_warnings(report: PassReport) -> dict[str, Any]:

@@ -7,6 +7,7 @@ one `diff`, one `status`), so the cost of a catch-up grows with what changed, no
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -45,11 +46,41 @@ def status_records(root: Path) -> Iterator[tuple[str, str]]:
             yield record[:2].decode(), record[3:].decode("utf-8", "surrogateescape")
 
 
+class _StatusScan:
+    """`status_records` of one store, run on a thread from the moment it is made."""
+
+    def __init__(self, root: Path) -> None:
+        self._records: list[tuple[str, str]] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._scan, args=(root,), name="memhtml-git-status", daemon=True)
+        self._thread.start()
+
+    def _scan(self, root: Path) -> None:
+        try:
+            self._records = list(status_records(root))
+        except BaseException as error:  # handed to the caller of `records`, in its thread
+            self._error = error
+
+    def records(self) -> list[tuple[str, str]]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._records
+
+
 class GitCorpusReader:
     """The `CorpusReader` port over one store's repository."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._status_scan: _StatusScan | None = None
+
+    def prefetch_dirty(self) -> None:
+        """Start the working-tree scan `dirty()` answers from now, in the background: `git status` stats
+        every tracked file and reads every bucket directory in its own process (most of `index update`'s
+        cost at 100k files), so it overlaps the index work done before the answer is needed."""
+        if self._status_scan is None:
+            self._status_scan = _StatusScan(self.root)
 
     def head(self) -> str | None:
         return head_sha(self.root)
@@ -119,9 +150,11 @@ class GitCorpusReader:
         return changes
 
     def dirty(self) -> list[DirtyEntry]:
+        scan, self._status_scan = self._status_scan, None
+        records = scan.records() if scan is not None else list(status_records(self.root))
         return [
             DirtyEntry(path, deleted="D" in code or not is_regular_file(self.root, path))
-            for code, path in status_records(self.root)
+            for code, path in records
             if "U" not in code and is_memory_path(path)
         ]
 

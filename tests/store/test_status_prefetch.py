@@ -1,0 +1,48 @@
+"""`index update` starts git's working-tree scan before it opens the index: the prefetched answer is
+the one a direct scan gives, it is used once, and a git failure reaches the caller, not the thread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memhtml.contracts.errors import GitFailure
+from memhtml.store.gitread import GitCorpusReader
+from tests.conftest import git, run_cli
+
+
+def write_memory(root: Path, title: str) -> str:
+    answer = run_cli("write", "--repo", str(root), "--title", title, "--type", "semantic", "--claim", f"{title} holds.")
+    assert answer.status == 0, answer.stdout
+    path = answer.data["path"]
+    assert isinstance(path, str)
+    return path
+
+
+def test_a_prefetched_scan_answers_what_a_direct_one_does(store_root: Path) -> None:
+    edited, removed = write_memory(store_root, "Edited fact"), write_memory(store_root, "Removed fact")
+    (store_root / edited).write_text((store_root / edited).read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    (store_root / removed).unlink()
+    untracked = store_root / "areas" / "inbox" / "untracked-fact.html"
+    untracked.write_text((store_root / edited).read_text(encoding="utf-8"), encoding="utf-8")
+    direct = GitCorpusReader(store_root).dirty()
+    assert {(entry.path, entry.deleted) for entry in direct} == {
+        (edited, False),
+        (removed, True),
+        ("areas/inbox/untracked-fact.html", False),
+    }
+    reader = GitCorpusReader(store_root)
+    reader.prefetch_dirty()
+    assert reader.dirty() == direct
+    # Used once: the next answer is a fresh scan that sees what changed since.
+    git(store_root, "add", "-A")
+    git(store_root, "commit", "-qm", "take the edits")
+    assert reader.dirty() == []
+
+
+def test_a_failed_prefetched_scan_raises_in_the_caller(tmp_path: Path) -> None:
+    reader = GitCorpusReader(tmp_path)  # not a repository
+    reader.prefetch_dirty()
+    with pytest.raises(GitFailure):
+        reader.dirty()
