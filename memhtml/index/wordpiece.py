@@ -31,6 +31,10 @@ _DROPPED: Final[dict[int, None]] = {code: None for code in [*range(0x09), 0x0B, 
 # punctuation, or one punctuation character (`!`-`/`, `:`-`@`, `[`-backquote, `{`-`~`).
 _WORDS: Final[re.Pattern[str]] = re.compile(r"[^\t\n\r !-/:-@\[-`{-~]+|[!-/:-@\[-`{-~]")
 
+# Words whose pieces are remembered; past this the memo starts over (a query repeats few words, a
+# server that embeds for days would otherwise keep every word it ever met).
+_CACHED_WORDS: Final[int] = 50_000
+
 
 class WordPieceVocabulary:
     """Token ids of ASCII text, exactly as the shipped `tokenizer.json` gives them without special tokens."""
@@ -78,6 +82,8 @@ class WordPieceVocabulary:
         for word in _WORDS.findall(text.translate(_DROPPED).lower()):
             pieces = self._words.get(word)
             if pieces is None:
+                if len(self._words) >= _CACHED_WORDS:  # a long-lived server meets ever more distinct words
+                    self._words.clear()
                 pieces = self._words[word] = self._pieces(word)
             found.extend(pieces)
 

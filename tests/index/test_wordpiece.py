@@ -180,3 +180,16 @@ def test_a_vocabulary_without_its_special_tokens_is_refused(tmp_path: Path) -> N
     (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\nhello\nhello\n", encoding="utf-8")
     with pytest.raises(ValueError, match="twice"):
         read_vocabulary(tmp_path / "vocab.txt")
+
+
+def test_the_word_memo_stays_bounded_and_never_changes_an_answer(
+    vocabulary: WordPieceVocabulary, reference_tokenizer: Tokenizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memhtml.index import wordpiece
+
+    monkeypatch.setattr(wordpiece, "_CACHED_WORDS", 8)
+    fresh = WordPieceVocabulary((MODEL_DIRECTORY / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1])
+    for serial in range(40):
+        text = f"invoice{serial} paid twice by customer{serial * 7}"
+        assert fresh.ids(text, MAX_TOKENS) == reference_ids(reference_tokenizer, text)
+        assert len(fresh._words) <= 8
