@@ -9,7 +9,7 @@ rebuild or `index embed` replaces the vectors.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -94,12 +94,14 @@ def embed_pending(
     among: Collection[str] | None = None,
     replace_space: bool = False,
     progress: Progress | None = None,
+    pending: Sequence[tuple[str, str]] | None = None,
 ) -> int:
     """Embed every chunk that has no vector; returns how many vectors were written.
 
     With `replace_space`, vectors of another space are dropped first (the remedy for a mismatch);
     without it a mismatch is refused. Each slice commits on its own, so an interrupted pass keeps what
-    it wrote and the next one continues from there.
+    it wrote and the next one continues from there. `pending`: what `pending_texts(database, among)`
+    answered just before, when the caller already asked.
     """
     if replace_space:
         recorded = database.value("SELECT embed_model FROM index_state")
@@ -107,9 +109,10 @@ def embed_pending(
             with database.transaction():
                 database.run("DELETE FROM chunk_vectors")
                 database.run("UPDATE index_state SET embed_model = NULL, embed_dim = NULL WHERE id = 1")
-            among = None  # every text is pending in the new space
+            among, pending = None, None  # every text is pending in the new space
     check_space(database, embedder.space)
-    pending = pending_texts(database, among)
+    if pending is None:
+        pending = pending_texts(database, among)
     if not pending:
         _record_space(database, embedder)
         return 0

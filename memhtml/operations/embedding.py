@@ -76,12 +76,13 @@ def embed_after_pass(database: Database, among: Collection[str] | None) -> Embed
         return EmbedOutcome(0)
     try:
         check_space(database, space)
-        if not pending_texts(database, among):
-            return EmbedOutcome(0)
+        pending = pending_texts(database, among)
+        if not pending:
+            return EmbedOutcome(0)  # the model is not even loaded
         embedder = configured_embedder()
         if embedder is None:
             return EmbedOutcome(0)
-        return EmbedOutcome(embed_pending(database, embedder, among=among))
+        return EmbedOutcome(embed_pending(database, embedder, among=among, pending=pending))
     except (EmbedSpaceMismatch, ModelUnavailable) as error:
         return EmbedOutcome(0, _embedding_warning(error))
 
