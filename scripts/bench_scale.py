@@ -46,6 +46,7 @@ from bench_index import HERMETIC_GIT, Run, envelope, measure, project_revision
 from corpus import add_memory_file, build_store, memories, ops_jsonl, queries
 
 from memhtml.contracts.vocabulary import PARA_BUCKETS
+from memhtml.operations.doctor import PROBLEM_LISTS
 
 PROJECT = Path(__file__).resolve().parents[1]
 RESULTS = PROJECT / ".bench" / "scale-results.md"
@@ -61,20 +62,9 @@ COMMAND_CHARS = 90  # the report's command column, abbreviated past this
 # doctor findings that describe the shape of a synthetic corpus, not damage done by the steps: the
 # generator files most memories without a workspace or a routing tag, so they crowd areas/inbox.
 CORPUS_SHAPE_FINDINGS = ("inboxCrowded", "inboxTasksCrowded")
-# doctor findings that mean the store is damaged: the steps must never leave any of these behind.
-DAMAGE_LISTS = (
-    "dangling",
-    "orphanAccessRows",
-    "stuckSleepRuns",
-    "warnings",
-    "unparseable",
-    "unsafeContent",
-    "strayFiles",
-    "statusMismatch",
-    "duplicateActiveHashes",
-    "interruptedWrites",
-    "leftoverLocks",
-)
+# doctor findings that mean the store is damaged: the steps must never leave any of these behind
+# (doctor's own list of what makes a store unhealthy).
+DAMAGE_LISTS = PROBLEM_LISTS
 
 
 # ---------------------------------------------------------------- verdicts

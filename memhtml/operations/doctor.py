@@ -206,7 +206,7 @@ def _duplicate_active_hashes(verdicts: Sequence[FileVerdict]) -> list[dict[str, 
 
 # What makes a store unhealthy: a finding a user must act on. Overdue tasks, stale blockers, untyped
 # entities and stated hashes that went stale are reported but are the normal life of a store.
-_PROBLEM_LISTS = (
+PROBLEM_LISTS = (
     "dangling",
     "orphanAccessRows",
     "stuckSleepRuns",
@@ -224,7 +224,7 @@ _PROBLEM_LISTS = (
 def _healthy(data: dict[str, Any]) -> bool:
     drift = data.get("indexDrift")
     return (
-        not any(data.get(name) for name in _PROBLEM_LISTS)
+        not any(data.get(name) for name in PROBLEM_LISTS)
         and not data.get("inboxCrowded")
         and not data.get("inboxTasksCrowded")
         and bool(data.get("indexFresh"))
