@@ -19,6 +19,7 @@ from typing import Final
 from memhtml.contracts.errors import GitFailure
 from memhtml.html.jscompat import js_flattened, js_trim, utf16_length, utf16_prefix
 from memhtml.store.gitcmd import git_text, run_git, stream_to_git
+from memhtml.store.treesplice import spliced_tree
 
 ZERO_SHA: Final[str] = "0" * 40
 PRIVATE_INDEX_PREFIX: Final[str] = "memhtml-index-"
@@ -109,7 +110,9 @@ def commit_paths(
     subject = message.split("\n", 1)[0]
     for attempt in range(1, CAS_ATTEMPTS + 1):
         parent, parent_tree = head_commit_and_tree(root)
-        tree = _tree_with(root, git_dir, parent, records)
+        tree = spliced_tree(root, parent_tree, records) if parent_tree is not None else None
+        if tree is None:
+            tree = _tree_with(root, git_dir, parent, records)
         if parent is not None and tree == parent_tree:
             return Landed(parent, records, created=False)
         parents = ["-p", parent] if parent else []
