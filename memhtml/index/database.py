@@ -201,16 +201,17 @@ def index_exists(root: Path) -> bool:
 
 
 @contextmanager
-def open_database(root: Path, *, read_only: bool = False) -> Iterator[Database]:
-    """Open (creating and migrating on first use) both planes of the store at `root`, then close."""
+def open_database(root: Path, *, read_only: bool = False, lock_wait: float = LOCK_RETRY_SECONDS) -> Iterator[Database]:
+    """Open (creating and migrating on first use) both planes of the store at `root`, then close.
+    While another process holds a file, retry for up to `lock_wait` seconds (0: try once)."""
     index_file, state_file = database_paths(root)
     if read_only and not (index_file.exists() and state_file.exists()):
         read_only = False  # a first open must create and migrate
     index_file.parent.mkdir(parents=True, exist_ok=True)
-    connection = _connect_with_retry(index_file, read_only)
+    connection = _connect_with_retry(index_file, read_only, lock_wait)
     database = Database(connection, read_only)
     try:
-        _attach_with_retry(connection, state_file, read_only)
+        _attach_with_retry(connection, state_file, read_only, lock_wait)
         if not read_only:
             apply_migrations(database, "main", migrations_root() / "index")
             apply_migrations(database, "state", migrations_root() / "state")
@@ -258,8 +259,8 @@ def pending_migrations(database: Database) -> bool:
     return False
 
 
-def _connect_with_retry(index_file: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    deadline = time.monotonic() + LOCK_RETRY_SECONDS
+def _connect_with_retry(index_file: Path, read_only: bool, lock_wait: float) -> duckdb.DuckDBPyConnection:
+    deadline = time.monotonic() + lock_wait
     delay = 0.015
     while True:
         try:
@@ -278,9 +279,11 @@ def _connect_with_retry(index_file: Path, read_only: bool) -> duckdb.DuckDBPyCon
             delay = min(delay * 2, 0.5)
 
 
-def _attach_with_retry(connection: duckdb.DuckDBPyConnection, state_file: Path, read_only: bool) -> None:
+def _attach_with_retry(
+    connection: duckdb.DuckDBPyConnection, state_file: Path, read_only: bool, lock_wait: float
+) -> None:
     mode = " (READ_ONLY)" if read_only else ""
-    deadline = time.monotonic() + LOCK_RETRY_SECONDS
+    deadline = time.monotonic() + lock_wait
     delay = 0.015
     while True:
         try:

@@ -286,14 +286,14 @@ def writable_index(store: Store) -> Iterator[IndexSession]:
 
 def indexed_active_hashes(root: Path) -> frozenset[str]:
     """The content hashes the index shows active, read without waiting for or catching up the index: a
-    hint for planning a batch (an empty set when there is no index or it is busy), never the dedupe
-    decision itself, which is made under the write lock."""
+    hint for planning a batch (an empty set when there is no index or another process holds it), never
+    the dedupe decision itself, which is made under the write lock."""
     from memhtml.index.rows import active_hashes
 
     if not index_exists(root):
         return frozenset()
     try:
-        with open_database(root, read_only=True) as database:
+        with open_database(root, read_only=True, lock_wait=0) as database:
             return active_hashes(database)
     except MemhtmlError:
         return frozenset()

@@ -8,6 +8,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pytest
+
 from memhtml.index.database import open_database
 from memhtml.operations.apply import ApplyOptions, apply
 from memhtml.operations.indexing import indexed_active_hashes
@@ -85,3 +87,38 @@ def test_a_wrong_hint_still_indexes_every_written_file(store_root: Path, tmp_pat
     assert len(written) == PARALLEL_MINIMUM_OPS
     assert written <= set(memory_files(store_root)) - before
     assert written <= indexed_paths(store_root)
+
+
+def test_the_hint_does_not_wait_for_an_index_another_process_holds(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    import memhtml.index.database as database_module
+
+    assert (
+        run_cli("write", "--repo", str(store_root), "--title", "Held", "--type", "semantic", "--claim", "Held.").status
+        == 0
+    )
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, duckdb; c = duckdb.connect(sys.argv[1]); print('held', flush=True); sys.stdin.read()",
+            str(store_root / ".memhtml" / "index.duckdb"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+
+        def no_waiting(seconds: float) -> None:
+            raise AssertionError(f"the hint waited {seconds:.3f} s for the index")
+
+        monkeypatch.setattr(database_module.time, "sleep", no_waiting)
+        assert indexed_active_hashes(store_root) == frozenset()
+    finally:
+        holder.communicate("")
