@@ -21,6 +21,15 @@ from memhtml.store.gitcmd import git_text, run_git
 # Beyond this many directories to rewrite, one `mktree` each costs more than one whole-index pass.
 MAX_SPLICED_DIRECTORIES: Final[int] = 24
 TREE_MODE: Final[bytes] = b"40000"
+# Segments git's index never holds; a path with one is left to `update-index` to refuse or ignore.
+_REFUSED_SEGMENTS: Final[frozenset[bytes]] = frozenset({b"", b".", b"..", b".git"})
+# The modes git writes; a rewritten directory holding another (an old `100664`) would be normalized
+# by the whole-index way, so it is left to that way.
+_CANONICAL_MODES: Final[frozenset[bytes]] = frozenset({b"100644", b"100755", b"120000", TREE_MODE, b"160000"})
+# The empty tree's ids: the whole-index way drops an empty subdirectory, so one is left to it.
+_EMPTY_TREES: Final[frozenset[bytes]] = frozenset(
+    {b"4b825dc642cb6eb9a060e54bf8d69288fbee4904", b"6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
+)
 
 
 def spliced_tree(root: Path, parent_tree: str, records: bytes) -> str | None:
@@ -63,16 +72,21 @@ def spliced_tree(root: Path, parent_tree: str, records: bytes) -> str | None:
 
 
 def _parse_records(records: bytes) -> list[tuple[bytes, bytes, bytes]] | None:
+    """The (mode, id, path) of each record; None for any path git's index would refuse or read
+    differently (an empty, `.`, `..` or `.git` segment; a line break or carriage return, which
+    `cat-file --batch` would strip from a directory's name) and for no record at all."""
     changes = []
     for record in records.split(b"\0"):
         if not record:
             continue
         meta, tab, path = record.partition(b"\t")
         mode, _, sha = meta.partition(b" ")
-        if not tab or not path or b"\n" in path or path.startswith(b"/") or path.endswith(b"/"):
+        if not tab or b"\n" in path or b"\r" in path:
+            return None
+        if any(segment in _REFUSED_SEGMENTS for segment in path.split(b"/")):
             return None
         changes.append((mode, sha, path))
-    return changes
+    return changes or None
 
 
 def _ancestors(path: bytes) -> list[bytes]:
@@ -103,7 +117,10 @@ def _read_trees(root: Path, parent_tree: str, directories: list[bytes], id_bytes
         if len(header) != 3 or header[1] != b"tree":
             return None  # a file (or a link) where a directory must be
         size = int(header[2])
-        trees[directory] = _tree_entries(output[offset : offset + size], id_bytes)
+        entries = _tree_entries(output[offset : offset + size], id_bytes)
+        if any(mode not in _CANONICAL_MODES or sha in _EMPTY_TREES for mode, sha in entries.values()):
+            return None
+        trees[directory] = entries
         offset += size + 1
     return trees
 

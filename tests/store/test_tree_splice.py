@@ -125,3 +125,48 @@ def test_many_directories_at_once_are_left_to_the_whole_index_way(repository: Pa
     sha = blob(repository, "many\n")
     records = records_of([(f"areas/d{number}/f.html", sha) for number in range(MAX_SPLICED_DIRECTORIES)])
     assert spliced_tree(repository, parent_tree, records) is None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "projects//double.html",
+        "projects/./dot.html",
+        "projects/../up.html",
+        "projects/.git/hidden.html",
+        "projects/foo\r/carriage.html",
+    ],
+)
+def test_a_path_git_would_refuse_or_misread_is_left_to_the_whole_index_way(repository: Path, path: str) -> None:
+    _, parent_tree = head_commit_and_tree(repository)
+    assert parent_tree is not None
+    assert spliced_tree(repository, parent_tree, records_of([(path, blob(repository, "odd\n"))])) is None
+
+
+def test_no_record_at_all_is_left_to_the_whole_index_way(repository: Path) -> None:
+    _, parent_tree = head_commit_and_tree(repository)
+    assert parent_tree is not None
+    assert spliced_tree(repository, parent_tree, b"") is None
+
+
+def raw_tree(root: Path, entries: list[tuple[str, str, str]]) -> str:
+    """A tree object written byte for byte (git's own tools would normalize what these tests need)."""
+    ordered = sorted(entries, key=lambda entry: entry[1] + ("/" if entry[0] == "40000" else ""))  # git's order
+    body = b"".join(mode.encode() + b" " + name.encode() + b"\0" + bytes.fromhex(sha) for mode, name, sha in ordered)
+    return git(root, "hash-object", "-t", "tree", "-w", "--literally", "--stdin", stdin=body)
+
+
+@pytest.mark.parametrize("odd", ["a group-writable mode", "an empty subdirectory"])
+def test_a_directory_git_would_normalize_is_left_to_the_whole_index_way(tmp_path: Path, odd: str) -> None:
+    root = tmp_path / "odd"
+    root.mkdir()
+    git(root, "init", "-q")
+    sha = blob(root, "kept\n")
+    sibling = (
+        ("100664", "legacy.html", sha) if odd == "a group-writable mode" else ("40000", "empty", raw_tree(root, []))
+    )
+    inner = raw_tree(root, [("100644", "kept.html", sha), sibling])
+    top = raw_tree(root, [("40000", "areas", inner)])
+    records = records_of([("areas/new.html", blob(root, "new\n"))])
+    assert spliced_tree(root, top, records) is None
+    assert whole_index_tree(root, top, records) != top  # the whole-index way still builds it
