@@ -47,25 +47,29 @@ def status_records(root: Path) -> Iterator[tuple[str, str]]:
 
 
 class _StatusScan:
-    """`status_records` of one store, run on a thread from the moment it is made."""
+    """`status_records` of one store, run on a thread from the moment it is made, with the HEAD it was
+    taken against (read first: a status compares the working tree with the HEAD of its own moment)."""
 
     def __init__(self, root: Path) -> None:
         self._records: list[tuple[str, str]] = []
+        self._head: str | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._scan, args=(root,), name="memhtml-git-status", daemon=True)
         self._thread.start()
 
     def _scan(self, root: Path) -> None:
         try:
+            self._head = head_sha(root)
             self._records = list(status_records(root))
         except BaseException as error:  # handed to the caller of `records`, in its thread
             self._error = error
 
-    def records(self) -> list[tuple[str, str]]:
+    def records(self) -> tuple[str | None, list[tuple[str, str]]]:
+        """The HEAD the scan began at and what it found."""
         self._thread.join()
         if self._error is not None:
             raise self._error
-        return self._records
+        return self._head, self._records
 
 
 class GitCorpusReader:
@@ -151,7 +155,14 @@ class GitCorpusReader:
 
     def dirty(self) -> list[DirtyEntry]:
         scan, self._status_scan = self._status_scan, None
-        records = scan.records() if scan is not None else list(status_records(self.root))
+        records: list[tuple[str, str]] | None = None
+        if scan is not None:
+            scanned_at, scanned = scan.records()
+            # HEAD moved since the scan began (a commit, `reset --soft`): what is dirty against the HEAD
+            # the caller indexes is asked again.
+            records = scanned if scanned_at == head_sha(self.root) else None
+        if records is None:
+            records = list(status_records(self.root))
         return [
             DirtyEntry(path, deleted="D" in code or not is_regular_file(self.root, path))
             for code, path in records

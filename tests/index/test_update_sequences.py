@@ -78,7 +78,7 @@ class IndexFollowsGit(RuleBasedStateMachine):
         candidates = self._clean_committed()
         path = candidates[choice % len(candidates)]
         self._edit(path, f"{word} {self._next_serial()}")
-        git(self.root, "commit", "-q", "-am", "edit")
+        git(self.root, "commit", "-q", "-m", "edit", "--", path)  # only this path: other dirty edits stay dirty
 
     @precondition(lambda self: any(path not in self.dirty for path in self.committed))
     @rule(choice=st.integers(min_value=0), word=st.sampled_from(WORDS))
@@ -127,8 +127,10 @@ class IndexFollowsGit(RuleBasedStateMachine):
     def update_and_compare_with_a_rebuild(self) -> None:
         if self.steps_since_check == 0:
             return
+        reader = GitCorpusReader(self.root)
+        reader.prefetch_dirty()  # as `index update` reads the working tree
         with open_database(self.root) as database:
-            update(database, GitCorpusReader(self.root), NOW)
+            update(database, reader, NOW)
         assert snapshot(self.root) == rebuilt_snapshot(self.root, self.scratch)
         self.steps_since_check = 0
 
@@ -136,6 +138,8 @@ class IndexFollowsGit(RuleBasedStateMachine):
     def the_model_matches_git(self) -> None:
         listed = {line for line in git(self.root, "ls-files", "--", "projects", "areas", "resources").split("\n")}
         assert set(self.committed) <= listed
+        modified = {line for line in git(self.root, "diff", "--name-only").split("\n") if line}
+        assert modified == self.dirty
 
     def _edit(self, path: str, addition: str) -> None:
         file = self.root / path

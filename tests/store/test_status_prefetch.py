@@ -46,3 +46,15 @@ def test_a_failed_prefetched_scan_raises_in_the_caller(tmp_path: Path) -> None:
     reader.prefetch_dirty()
     with pytest.raises(GitFailure):
         reader.dirty()
+
+
+def test_a_head_that_moved_after_the_scan_began_is_scanned_again(store_root: Path) -> None:
+    written = write_memory(store_root, "Soon uncommitted")
+    reader = GitCorpusReader(store_root)
+    reader.prefetch_dirty()
+    scan = reader._status_scan
+    assert scan is not None
+    assert scan.records()[1] == []  # the scan is done, against the HEAD that holds the memory
+    # HEAD moves back without the working tree changing: the memory is now staged, not committed.
+    git(store_root, "reset", "-q", "--soft", "HEAD~1")
+    assert [(entry.path, entry.deleted) for entry in reader.dirty()] == [(written, False)]
