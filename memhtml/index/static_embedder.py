@@ -149,8 +149,8 @@ class StaticEmbedder:
                 out[index] = rows[text_positions].sum(axis=0)
 
     def _loaded_tokenizer(self) -> Tokenizer:
-        """`tokenizer.json` through `tokenizers`, loaded on first use; ValueError naming the file when it
-        cannot be read or disagrees with the vocabulary."""
+        """`tokenizer.json` through `tokenizers`, loaded on first use; UnreadableModelFile naming the file
+        when it cannot be read or its vocabulary is not `vocab.txt`'s."""
         if self._tokenizer is None:
             from tokenizers import Tokenizer
 
@@ -158,10 +158,10 @@ class StaticEmbedder:
                 tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
             except Exception as error:  # tokenizers raises a bare Exception for a malformed file
                 raise UnreadableModelFile(f"{self._tokenizer_path} is not a readable tokenizer: {error}") from error
-            if tokenizer.get_vocab_size() != self._vocabulary.size:
+            # Both tokenizers must give one token one id, or a text would embed differently by its script.
+            if not self._vocabulary.same_ids(tokenizer.get_vocab(with_added_tokens=True)):
                 raise UnreadableModelFile(
-                    f"{self._tokenizer_path} has {tokenizer.get_vocab_size()} tokens, "
-                    f"{VOCABULARY_FILENAME} has {self._vocabulary.size}"
+                    f"{self._tokenizer_path} and {VOCABULARY_FILENAME} do not hold the same vocabulary"
                 )
             tokenizer.no_padding()
             if self._max_tokens is None:

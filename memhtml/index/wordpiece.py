@@ -22,6 +22,7 @@ when the model is built; reading it costs ≈3 ms.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -64,6 +65,10 @@ class WordPieceVocabulary:
         self._literals = {token: self._ids[token] for token in literal_tokens}
         alternatives = "|".join(re.escape(token) for token in literal_tokens)
         self._literal_pattern = re.compile(alternatives) if literal_tokens else None
+
+    def same_ids(self, vocabulary: Mapping[str, int]) -> bool:
+        """Whether `vocabulary` (a `tokenizers` vocabulary) gives every token the id this one does."""
+        return self._ids == vocabulary
 
     def ids(self, text: str, max_tokens: int | None = None) -> list[int]:
         """The ids of `text` (ASCII; anything else raises ValueError), the first `max_tokens` of them."""

@@ -282,3 +282,15 @@ def test_one_text_without_numpy_matches_the_batch_path() -> None:
             continue
         cosine = sum(a * float(b) for a, b in zip(single, row, strict=True))
         assert cosine >= 0.99999, text
+
+
+def test_a_tokenizer_whose_vocabulary_is_not_vocab_txt_is_refused_when_first_needed(tmp_path: Path) -> None:
+    # Same size, two ids swapped: ASCII text (vocab.txt) and other text (tokenizer.json) would disagree.
+    directory = model_copy(tmp_path)
+    tokenizer = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab = tokenizer["model"]["vocab"]
+    vocab["twice"], vocab["paid"] = vocab["paid"], vocab["twice"]
+    (directory / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+    model = load_static_embedder(directory)
+    with pytest.raises(UnreadableModelFile, match="same vocabulary"):
+        model.embed(["an invoice", "was paid twice"])
