@@ -27,22 +27,28 @@ def remove_paths(database: Database, paths: Sequence[str]) -> int:
     """Delete every row of `paths`; returns how many files rows went."""
     if not paths:
         return 0
-    # Every row of a path is written with its files row, so a path without one has nothing to delete:
-    # a new file (every write, most of a batch) skips six deletes that each scan a whole table.
-    present = database.rows(
-        "SELECT path, doc_id FROM files WHERE path IN (SELECT unnest($paths))", {"paths": list(paths)}
-    )
-    if not present:
+    return _remove_rows(database, _indexed_doc_ids(database, paths))
+
+
+def _indexed_doc_ids(database: Database, paths: Sequence[str]) -> dict[str, int]:
+    """The doc_id of each of `paths` the index holds."""
+    rows = database.rows("SELECT path, doc_id FROM files WHERE path IN (SELECT unnest($paths))", {"paths": list(paths)})
+    return {str(row[0]): int(row[1]) for row in rows}
+
+
+def _remove_rows(database: Database, doc_ids: dict[str, int]) -> int:
+    """Delete every row of the indexed paths `doc_ids` names. Every row of a path is written with its
+    files row, so a path the index does not hold (a new file: every write, most of a batch) has
+    nothing to delete and costs none of the seven deletes, each a scan of its table."""
+    if not doc_ids:
         return 0
-    targets = {"paths": [row[0] for row in present]}
-    database.run(
-        "DELETE FROM postings WHERE doc_id IN (SELECT unnest($doc_ids))", {"doc_ids": [row[1] for row in present]}
-    )
+    targets = {"paths": list(doc_ids)}
+    database.run("DELETE FROM postings WHERE doc_id IN (SELECT unnest($doc_ids))", {"doc_ids": list(doc_ids.values())})
     for table in CHILD_TABLES:
         database.run(f"DELETE FROM {table} WHERE path IN (SELECT unnest($paths))", targets)
     database.run("DELETE FROM edges WHERE src_path IN (SELECT unnest($paths))", targets)
     database.run("DELETE FROM files WHERE path IN (SELECT unnest($paths))", targets)
-    return len(present)
+    return len(doc_ids)
 
 
 def rename_path(database: Database, old: str, new: str) -> bool:
@@ -87,10 +93,8 @@ def store_projections(
     paths = [projection.path for projection in projections]
     existing_ids: dict[str, int] = {}
     if not bulk:
-        existing_ids = dict(
-            database.rows("SELECT path, doc_id FROM files WHERE path IN (SELECT unnest($paths))", {"paths": paths})
-        )
-        remove_paths(database, paths)
+        existing_ids = _indexed_doc_ids(database, paths)
+        _remove_rows(database, existing_ids)
     accepted, skipped = _without_duplicate_hashes(database, projections)
     if not accepted:
         return skipped

@@ -78,6 +78,7 @@ class GitCorpusReader:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._status_scan: _StatusScan | None = None
+        self._head_read: tuple[str | None] | None = None  # the HEAD `head()` last answered, once asked
 
     def prefetch_dirty(self) -> None:
         """Start the working-tree scan `dirty()` answers from now, in the background: `git status` stats
@@ -87,7 +88,8 @@ class GitCorpusReader:
             self._status_scan = _StatusScan(self.root)
 
     def head(self) -> str | None:
-        return head_sha(self.root)
+        self._head_read = (head_sha(self.root),)
+        return self._head_read[0]
 
     def tree(self, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
         # A short explicit list is cheaper as a pathspec; a long one would overflow the argument list.
@@ -159,8 +161,9 @@ class GitCorpusReader:
         if scan is not None:
             scanned_at, scanned = scan.records()
             # HEAD moved since the scan began (a commit, `reset --soft`): what is dirty against the HEAD
-            # the caller indexes is asked again.
-            records = scanned if scanned_at == head_sha(self.root) else None
+            # the caller indexes (the one it read last) is asked again.
+            indexed = self._head_read[0] if self._head_read is not None else head_sha(self.root)
+            records = scanned if scanned_at == indexed else None
         if records is None:
             records = list(status_records(self.root))
         return [

@@ -57,4 +57,5 @@ def test_a_head_that_moved_after_the_scan_began_is_scanned_again(store_root: Pat
     assert scan.records()[1] == []  # the scan is done, against the HEAD that holds the memory
     # HEAD moves back without the working tree changing: the memory is now staged, not committed.
     git(store_root, "reset", "-q", "--soft", "HEAD~1")
+    reader.head()  # the HEAD the caller indexes, read as `update` reads it
     assert [(entry.path, entry.deleted) for entry in reader.dirty()] == [(written, False)]
