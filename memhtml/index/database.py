@@ -11,7 +11,7 @@ import contextlib
 import random
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -32,6 +32,11 @@ LOCK_RETRY_SECONDS: Final[float] = 20.0
 # ≈25× faster (700k postings: 1.46 s as lists, 0.06 s as arrays).
 NUMPY_BATCH_THRESHOLD: Final[int] = 5000
 _MIGRATION_NAME: Final = re.compile(r"^\d{4}_[a-z0-9_]+\.sql$")
+# Up to this many values a membership test is written one parameter per value, which lets DuckDB
+# probe the column's index or prune by zonemap: a path lookup in a 100k index takes 5 ms that way and
+# 16–24 ms through `IN (SELECT unnest(...))`, a scan. Past ≈100 values planning the parameters costs
+# more than the scan (1,000 paths: 32 ms against 15 ms), so longer lists stay one list parameter.
+EXPANDED_MEMBERSHIP_LIMIT: Final[int] = 64
 
 
 def migrations_root() -> Path:
@@ -180,6 +185,20 @@ class Database:
         so it must not turn a command whose work landed into a failure."""
         with contextlib.suppress(duckdb.Error):
             self._connection.close()
+
+
+def membership(column: str, name: str, values: Collection[Any]) -> tuple[str, dict[str, Any]]:
+    """`column IN (...)` over `values` and the parameters it binds, named after `name`: one parameter
+    per value for a short list (an index probe), one list parameter for a long one; never true when
+    `values` is empty."""
+    listed = list(values)
+    if not listed:
+        return "false", {}
+    if len(listed) > EXPANDED_MEMBERSHIP_LIMIT:
+        return f"{column} IN (SELECT unnest(${name}))", {name: listed}
+    names = [f"{name}_{number}" for number in range(len(listed))]
+    placeholders = ", ".join(f"${parameter}" for parameter in names)
+    return f"{column} IN ({placeholders})", dict(zip(names, listed, strict=True))
 
 
 def _array_kind(values: Sequence[Any]) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from memhtml.index.database import Database
+from memhtml.index.database import Database, membership
 from memhtml.index.projection import FileProjection, SkippedFile
 
 FILE_COLUMNS: Final[tuple[str, ...]] = (
@@ -32,7 +32,8 @@ def remove_paths(database: Database, paths: Sequence[str]) -> int:
 
 def _indexed_doc_ids(database: Database, paths: Sequence[str]) -> dict[str, int]:
     """The doc_id of each of `paths` the index holds."""
-    rows = database.rows("SELECT path, doc_id FROM files WHERE path IN (SELECT unnest($paths))", {"paths": list(paths)})
+    wanted, parameters = membership("path", "paths", paths)
+    rows = database.rows(f"SELECT path, doc_id FROM files WHERE {wanted}", parameters)
     return {str(row[0]): int(row[1]) for row in rows}
 
 
@@ -42,12 +43,11 @@ def _remove_rows(database: Database, doc_ids: dict[str, int]) -> int:
     nothing to delete and costs none of the seven deletes, each a scan of its table."""
     if not doc_ids:
         return 0
-    targets = {"paths": list(doc_ids)}
-    database.run("DELETE FROM postings WHERE doc_id IN (SELECT unnest($doc_ids))", {"doc_ids": list(doc_ids.values())})
-    for table in CHILD_TABLES:
-        database.run(f"DELETE FROM {table} WHERE path IN (SELECT unnest($paths))", targets)
-    database.run("DELETE FROM edges WHERE src_path IN (SELECT unnest($paths))", targets)
-    database.run("DELETE FROM files WHERE path IN (SELECT unnest($paths))", targets)
+    numbered, ids = membership("doc_id", "doc_ids", doc_ids.values())
+    database.run(f"DELETE FROM postings WHERE {numbered}", ids)
+    for table, column in [*((table, "path") for table in CHILD_TABLES), ("edges", "src_path"), ("files", "path")]:
+        named, paths = membership(column, "paths", doc_ids)
+        database.run(f"DELETE FROM {table} WHERE {named}", paths)
     return len(doc_ids)
 
 
@@ -68,10 +68,8 @@ def active_hash_owners(database: Database, hashes: Sequence[str]) -> dict[str, s
     """Active-hash → path for the hashes given (the uniqueness guard's view)."""
     if not hashes:
         return {}
-    rows = database.rows(
-        "SELECT active_hash, path FROM files WHERE active_hash IN (SELECT unnest($hashes))",
-        {"hashes": list(hashes)},
-    )
+    wanted, parameters = membership("active_hash", "hashes", hashes)
+    rows = database.rows(f"SELECT active_hash, path FROM files WHERE {wanted}", parameters)
     return {row[0]: row[1] for row in rows}
 
 
@@ -168,9 +166,8 @@ def _insert_postings(
     vocabulary = sorted({term for projection in projections for term in projection.terms})
     if not vocabulary:
         return
-    known = dict(
-        database.rows("SELECT term, term_id FROM terms WHERE term IN (SELECT unnest($terms))", {"terms": vocabulary})
-    )
+    listed, parameters = membership("term", "terms", vocabulary)
+    known = dict(database.rows(f"SELECT term, term_id FROM terms WHERE {listed}", parameters))
     unknown = [term for term in vocabulary if term not in known]
     if unknown:
         start = int(database.value("SELECT coalesce(max(term_id), 0) FROM terms")) + 1

@@ -25,7 +25,7 @@ from memhtml.domain.ranking import (
     WEIGHT_VECTOR,
 )
 from memhtml.domain.tokens import QueryTerms
-from memhtml.index.database import Database
+from memhtml.index.database import Database, membership
 from memhtml.index.scope import Scope, scope_filter
 
 # In any-of mode (no memory has every query term) a candidate needs at least this share of the best
@@ -73,14 +73,14 @@ def fused_search(
         phrase_clauses.append(f"contains(f.token_text, $phrase_{number})")
         parameters[f"phrase_{number}"] = f" {phrase.normalized_text} "
     phrase_filter = "".join(f" AND {clause}" for clause in phrase_clauses)
-    parameters.update(
-        {"terms": list(query.terms), "term_count": len(query.terms), "arm_limit": ARM_LIMIT, "pool": pool}
-    )
+    term_filter, term_parameters = membership("term", "terms", query.terms)
+    parameters.update(term_parameters)
+    parameters.update({"term_count": len(query.terms), "arm_limit": ARM_LIMIT, "pool": pool})
     if vector is not None:
         parameters.update({"query_vector": vector.values, "similarity_floor": vector.similarity_floor})
     similar, relevant, vector_arm, vector_vote = _vector_parts(vector is not None, where, phrase_filter)
     sql = f"""
-    WITH query_terms AS (SELECT term_id FROM terms WHERE term IN (SELECT unnest($terms))),
+    WITH query_terms AS (SELECT term_id FROM terms WHERE {term_filter}),
     stats AS (SELECT greatest(count(*), 1)::DOUBLE AS n, greatest(avg(doc_len), 1)::DOUBLE AS avgdl FROM files),
     df AS (
         SELECT p.term_id, count(*)::DOUBLE AS df FROM postings p
@@ -214,18 +214,30 @@ def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any
     """The display fields of `paths`, in one statement."""
     if not paths:
         return {}
+    # Each table is narrowed by the paths themselves, not joined to the files rows: with a short list
+    # of parameters DuckDB probes the path index and prunes the scans (≈12 ms of a 10k search saved).
+    among_files, parameters = membership("f.path", "paths", paths)
+    among_entities, _ = membership("e.path", "paths", paths)
+    among_successors, _ = membership("g.dst_path", "paths", paths)
     rows = database.rows(
-        """
+        f"""
+        WITH named AS (
+            SELECT e.path,
+                   list(DISTINCT e.entity_type || ':' || e.entity_name
+                        ORDER BY e.entity_type || ':' || e.entity_name) AS entities,
+                   list(DISTINCT e.entity_name) AS entity_names
+            FROM file_entities e WHERE {among_entities} GROUP BY e.path
+        ),
+        successors AS (
+            SELECT g.dst_path AS path, max(g.src_path) AS successor FROM edges g
+            WHERE g.rel = 'supersedes' AND {among_successors} GROUP BY g.dst_path
+        )
         SELECT f.path, f.title, f.gist, f.memory_type, f.confidence, f.updated_at, f.body_text,
-               f.disclosure_text, f.superseded_by,
-               (SELECT list(DISTINCT e.entity_type || ':' || e.entity_name
-                            ORDER BY e.entity_type || ':' || e.entity_name)
-                  FROM file_entities e WHERE e.path = f.path),
-               (SELECT list(DISTINCT e.entity_name) FROM file_entities e WHERE e.path = f.path),
-               (SELECT max(g.src_path) FROM edges g WHERE g.dst_path = f.path AND g.rel = 'supersedes')
-        FROM files f WHERE f.path IN (SELECT unnest($paths))
+               f.disclosure_text, f.superseded_by, n.entities, n.entity_names, s.successor
+        FROM files f LEFT JOIN named n ON n.path = f.path LEFT JOIN successors s ON s.path = f.path
+        WHERE {among_files}
         """,
-        {"paths": list(paths)},
+        parameters,
     )
     details: dict[str, dict[str, Any]] = {}
     for row in rows:

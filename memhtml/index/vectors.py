@@ -15,7 +15,7 @@ from typing import Final
 
 from memhtml.contracts.errors import EmbedSpaceMismatch
 from memhtml.domain.chunking import chunk_text
-from memhtml.index.database import Database
+from memhtml.index.database import Database, membership
 from memhtml.index.embedders import EMBED_SLICE, Embedder
 
 # Below this share of embedded memory texts the vector arm is dropped (the original's default).
@@ -74,15 +74,15 @@ def pending_texts(database: Database, among: Collection[str] | None = None) -> l
     narrows the search to the hashes a pass just projected, so a write costs what it wrote."""
     if among is not None and not among:
         return []
-    narrowed = "AND f.content_hash IN (SELECT unnest($among))" if among is not None else ""
+    narrowed, parameters = membership("f.content_hash", "among", sorted(among)) if among is not None else ("true", {})
     rows = database.rows(
         f"""
         SELECT content_hash, any_value(body_text) FROM files f
-        WHERE word_count > 0 {narrowed}
+        WHERE word_count > 0 AND {narrowed}
           AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.content_hash = f.content_hash)
         GROUP BY content_hash ORDER BY content_hash
         """,
-        {"among": sorted(among)} if among is not None else None,
+        parameters,
     )
     return [(str(row[0]), str(row[1])) for row in rows]
 

@@ -10,7 +10,7 @@ from typing import Any, Final
 from memhtml.contracts.errors import PathNotFound
 from memhtml.contracts.paths import confine_memory_path
 from memhtml.contracts.vocabulary import MEMORY_RELS
-from memhtml.index.database import Database
+from memhtml.index.database import Database, membership
 from memhtml.index.scope import Scope, scope_filter
 from memhtml.operations.indexing import fresh_index, now_instant
 from memhtml.store.files import is_regular_file
@@ -121,9 +121,8 @@ def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[
             frontier = next_frontier
             if not frontier:
                 break
-        titles = dict(
-            database.rows("SELECT path, title FROM files WHERE path IN (SELECT unnest($paths))", {"paths": list(seen)})
-        )
+        titled, parameters = membership("path", "paths", seen)
+        titles = dict(database.rows(f"SELECT path, title FROM files WHERE {titled}", parameters))
     ordered = sorted(seen.values(), key=lambda node: (node["hop"], node["path"]))
     nodes = [{**node, "title": titles.get(node["path"])} for node in ordered[:limit]]
     nodes = [{key: node[key] for key in ("path", "title", "hop", "rel", "derived")} for node in nodes]
@@ -206,10 +205,8 @@ def reinforce(root: Path, raw_paths: Sequence[str], signal: str) -> dict[str, An
     value = SIGNAL_VALUES[signal]
     now = now_instant()
     with fresh_index(store, writable=True) as database:
-        known = {
-            row[0]
-            for row in database.rows("SELECT path FROM files WHERE path IN (SELECT unnest($paths))", {"paths": paths})
-        }
+        wanted, parameters = membership("path", "paths", paths)
+        known = {row[0] for row in database.rows(f"SELECT path FROM files WHERE {wanted}", parameters)}
         missing = [path for path in paths if path not in known]
         if missing:
             raise PathNotFound(f"no memory at {', '.join(missing)}; nothing was reinforced", ["memhtml status"])

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memhtml.contracts.errors import MemhtmlError
 from memhtml.contracts.instants import format_instant
-from memhtml.index.database import Database, index_exists, open_database, pending_migrations
+from memhtml.index.database import Database, index_exists, membership, open_database, pending_migrations
 from memhtml.index.watermark import is_fresh, watermark
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store, open_store
@@ -208,15 +208,14 @@ class IndexSession:
         # Asked under the store's write lock: catch up first, so a commit that landed since this index
         # was opened (another writer's, while we waited for the lock) is seen and never stored twice.
         catch_up(self.database, self.reader)
+        owned, parameters = membership("active_hash", "hashes", content_hashes)
         rows = self.database.rows(
-            """
-            SELECT f.active_hash, f.path, f.memory_type, f.confidence, f.importance, f.event_at,
-                   (SELECT list(e.entity_type || ':' || e.entity_name) FROM file_entities e WHERE e.path = f.path),
-                   (SELECT list(t.tag) FROM file_tags t WHERE t.path = f.path)
-            FROM files f WHERE f.active_hash IN (SELECT unnest($hashes))
-            """,
-            {"hashes": list(content_hashes)},
+            f"SELECT active_hash, path, memory_type, confidence, importance, event_at FROM files WHERE {owned}",
+            parameters,
         )
+        if not rows:
+            return {}  # new content, the usual case: one index probe, no scan of the child tables
+        entities, tags = self._head_lists([str(row[1]) for row in rows])
         # A row projected from the dirty working tree is not a committed memory: only its file can say.
         _, dirty, _ = watermark(self.database)
         uncommitted = set(dirty)
@@ -225,10 +224,29 @@ class IndexSession:
                 str(row[1]),
                 None
                 if _listed(str(row[1]), uncommitted)
-                else SemanticHead(row[2], row[3], row[4], row[5], frozenset(row[6] or ()), frozenset(row[7] or ())),
+                else SemanticHead(
+                    row[2], row[3], row[4], row[5], entities.get(row[1], frozenset()), tags.get(row[1], frozenset())
+                ),
             )
             for row in rows
         }
+
+    def _head_lists(self, paths: Sequence[str]) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+        """The entity labels and the tags of each of `paths`."""
+        assert self.database is not None
+        named, parameters = membership("path", "paths", paths)
+        entities: dict[str, set[str]] = {}
+        for path, label in self.database.rows(
+            f"SELECT path, entity_type || ':' || entity_name FROM file_entities WHERE {named}", parameters
+        ):
+            entities.setdefault(path, set()).add(label)
+        tags: dict[str, set[str]] = {}
+        for path, tag in self.database.rows(f"SELECT path, tag FROM file_tags WHERE {named}", parameters):
+            tags.setdefault(path, set()).add(tag)
+        return (
+            {path: frozenset(labels) for path, labels in entities.items()},
+            {path: frozenset(values) for path, values in tags.items()},
+        )
 
     def follow_commit(
         self, session_links: Sequence[SessionLink] = (), known: Mapping[str, FileProjection] | None = None

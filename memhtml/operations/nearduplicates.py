@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from memhtml.contracts.errors import EmbedSpaceMismatch, ModelUnavailable
 from memhtml.domain.divergence import diverges
-from memhtml.index.database import Database
+from memhtml.index.database import Database, membership
 from memhtml.index.similarity import Neighbour, earlier_neighbours, stored_neighbours
 from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, check_space, vector_state
 from memhtml.operations.embedding import configured_embedder
@@ -102,5 +102,6 @@ def _hashes_of(database: Database, groups: Sequence[Sequence[Neighbour]]) -> dic
     paths = sorted({neighbour.path for group in groups for neighbour in group if neighbour.path})
     if not paths:
         return {}
-    rows = database.rows("SELECT path, content_hash FROM files WHERE path IN (SELECT unnest($paths))", {"paths": paths})
+    wanted, parameters = membership("path", "paths", paths)
+    rows = database.rows(f"SELECT path, content_hash FROM files WHERE {wanted}", parameters)
     return {str(row[0]): str(row[1]) for row in rows}
