@@ -1,7 +1,7 @@
 """The `memhtml` executable: grammar first, then manifest/help from our own code, then one command.
 
-`manifest`, `help` and `--help` answer without importing typer, rich, git or duckdb, so they start
-fast and work with no repository at all.
+`manifest`, `help` and `--help` answer without importing rich, git or duckdb, so they start fast and
+work with no repository at all; every other command is one handler looked up by its name.
 """
 
 from __future__ import annotations
@@ -64,25 +64,24 @@ def _describe(door: Door, invocation: Invocation) -> int:
 
 
 def _dispatch(door: Door, invocation: Invocation) -> int:
-    from memhtml.cli.app import command_app
+    from memhtml.cli.dispatch import handler_for
 
-    args = invocation.typer_args()
-    words = invocation.command.name.split() if invocation.command else []
-    app, consumed = command_app(words)
+    handler = handler_for(invocation.command.name) if invocation.command else None
     try:
-        returned = app(args=args[consumed:], obj=door, standalone_mode=False, prog_name="memhtml")
+        if handler is None:  # the contract names a command no module answers: a defect, said as one
+            raise RuntimeError(f"no handler for {door.command!r}")
+        handler(door, invocation)
     except MemhtmlError as error:
         door.refuse(error)
     except KeyboardInterrupt:
+        # Ctrl-C, or SIGTERM/SIGHUP during a write: a write interrupted before its commit has put
+        # every byte back.
         door.refuse(Interrupted())
     except Exception as error:  # the one envelope still answers an unmapped defect
         door.crash(error)
     else:
         if not door.answered:
-            # typer turns an interrupt (Ctrl-C, or SIGTERM/SIGHUP during a write) into a return value
-            # of 130; a write interrupted before its commit has put every byte back.
-            interrupted = isinstance(returned, int) and returned != 0
-            door.refuse(Interrupted()) if interrupted else door.crash(RuntimeError("no answer"))
+            door.crash(RuntimeError("no answer"))
     return door.status
 
 

@@ -119,27 +119,6 @@ class Invocation:
             return values[-1] == "true"
         return self._spec(name).default is True
 
-    def typer_args(self) -> list[str]:
-        """The command line in a normalized form for the typer layer: command words, `--flag=value`
-        pairs (last value for non-repeatable flags), booleans as `--x`/`--no-x`, then `--` and the
-        positionals. Global flags are not included; they travel in the Invocation."""
-        if self.command is None:
-            return []
-        args = self.command.name.split()
-        for spec in self.command.flags:
-            values = self._values_of(spec.name)
-            if not values:
-                continue
-            if spec.type == "boolean":
-                args.append(f"--{spec.name}" if values[-1] == "true" else f"--no-{spec.name}")
-                continue
-            for value in values if spec.repeatable else values[-1:]:
-                args.append(f"--{spec.name}={value}")
-        if self.positionals:
-            args.append("--")
-            args.extend(self.positionals)
-        return args
-
     def _spec(self, name: str) -> FlagSpec:
         spec = self.command.flag(name) if self.command else None
         if spec is None:

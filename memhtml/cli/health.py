@@ -1,75 +1,54 @@
-"""The typer commands of the store-health family (`doctor`, `validate`, `hooks install`, `hooks uninstall`): each
-parses its options, calls one operation and renders the answer, like the commands of `cli.app`, which
-registers them with `register_health_commands`.
+"""The commands of the store-health family (`doctor`, `validate`, `hooks install`, `hooks uninstall`): each
+reads its values from the parsed invocation, calls one operation and renders the answer, like the
+commands of `cli.app`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
 
-import typer
-
+from memhtml.cli.dispatch import command
 from memhtml.cli.door import Door
-
-hooks_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-
-def register_health_commands(app: typer.Typer) -> None:
-    """Add this module's commands to the `memhtml` app."""
-    app.command("doctor")(doctor_command)
-    app.command("validate")(validate_command)
-    app.add_typer(hooks_app, name="hooks")
+from memhtml.cli.grammar import Invocation
 
 
-def _door(context: typer.Context) -> Door:
-    door = context.obj
-    assert isinstance(door, Door)
-    return door
+def _root(door: Door) -> Path:
+    assert door.root is not None  # the entry point resolves it for every command that opens a repo
+    return door.root
 
 
-def doctor_command(context: typer.Context, fix: Annotated[bool, typer.Option("--fix/--no-fix")] = False) -> None:
+@command("doctor")
+def doctor_command(door: Door, invocation: Invocation) -> None:
     """Check the whole store; with --fix, repair what has one safe repair. Exit 1 when unhealthy."""
     from memhtml.cli.envelope import EXIT_FAILURE, EXIT_OK
     from memhtml.operations.doctor import doctor
 
-    door = _door(context)
-    assert door.root is not None
-    answer = doctor(door.root, fix=fix)
+    answer = doctor(_root(door), fix=invocation.flag("fix"))
     door.answer("doctor.report", answer.data, EXIT_OK if answer.healthy else EXIT_FAILURE)
 
 
-def validate_command(
-    context: typer.Context,
-    path: Annotated[list[str] | None, typer.Argument()] = None,
-    staged: Annotated[bool, typer.Option("--staged/--no-staged")] = False,
-) -> None:
+@command("validate")
+def validate_command(door: Door, invocation: Invocation) -> None:
     """Check memory files (working tree or staged) with every check a write runs; list every violation."""
     from memhtml.operations.validation import validate
 
-    door = _door(context)
-    assert door.root is not None
-    door.answer("validate.report", validate(door.root, path or [], staged=staged))
+    report = validate(_root(door), list(invocation.positionals), staged=invocation.flag("staged"))
+    door.answer("validate.report", report)
 
 
-@hooks_app.command("install")
-def hooks_install_command(
-    context: typer.Context, force: Annotated[bool, typer.Option("--force/--no-force")] = False
-) -> None:
+@command("hooks install")
+def hooks_install_command(door: Door, invocation: Invocation) -> None:
     """Install the git pre-commit hook that runs `validate --staged` with this installation's Python."""
     import sys
 
     from memhtml.operations.githooks import install_hook
 
-    door = _door(context)
-    assert door.root is not None
-    door.answer("hooks.report", install_hook(door.root, sys.executable, force=force))
+    door.answer("hooks.report", install_hook(_root(door), sys.executable, force=invocation.flag("force")))
 
 
-@hooks_app.command("uninstall")
-def hooks_uninstall_command(context: typer.Context) -> None:
+@command("hooks uninstall")
+def hooks_uninstall_command(door: Door, invocation: Invocation) -> None:
     """Remove the pre-commit hook memhtml installed; any other hook is left alone."""
     from memhtml.operations.githooks import uninstall_hook
 
-    door = _door(context)
-    assert door.root is not None
-    door.answer("hooks.report", uninstall_hook(door.root))
+    door.answer("hooks.report", uninstall_hook(_root(door)))

@@ -42,7 +42,7 @@ def test_membership_selects_exactly_the_listed_values(database: Database, values
 @pytest.mark.parametrize("size", [1, EXPANDED_MEMBERSHIP_LIMIT, EXPANDED_MEMBERSHIP_LIMIT + 1, 299])
 def test_both_forms_at_the_limit_select_the_same_rows(database: Database, size: int) -> None:
     values = STORED[:size]
-    condition, parameters = membership("path", "wanted", values)
+    condition, _ = membership("path", "wanted", values)
     assert ("unnest" in condition) == (size > EXPANDED_MEMBERSHIP_LIMIT)
     assert _selected(database, values) == set(values)
 
@@ -57,6 +57,7 @@ def test_integer_values_and_a_second_list_in_one_statement(database: Database) -
     numbers, number_parameters = membership("number", "numbers", [0, 2, 4, 999])
     paths, path_parameters = membership("path", "paths", STORED[:3])
     rows = database.rows(
-        f"SELECT number FROM probe WHERE {numbers} AND {paths} ORDER BY number", {**number_parameters, **path_parameters}
+        f"SELECT number FROM probe WHERE {numbers} AND {paths} ORDER BY number",
+        {**number_parameters, **path_parameters},
     )
     assert [row[0] for row in rows] == [0, 2]

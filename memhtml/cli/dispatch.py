@@ -1,0 +1,46 @@
+"""Which function answers which command: the registry the command modules fill and the entry point reads.
+
+The grammar has already named the command and checked every value, so dispatching is a lookup: no
+second parser runs. The command modules (`cli.app`, `cli.health`) register their handlers when they
+are imported, which happens only once a command that needs them is about to run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memhtml.cli.door import Door
+    from memhtml.cli.grammar import Invocation
+
+Handler = Callable[["Door", "Invocation"], None]
+
+_HANDLERS: dict[str, Handler] = {}
+
+
+def command(*names: str) -> Callable[[Handler], Handler]:
+    """Register the decorated function as the handler of each of `names` (`"index update"`)."""
+
+    def register(handler: Handler) -> Handler:
+        taken = [name for name in names if name in _HANDLERS]
+        if taken:
+            raise RuntimeError(f"two handlers for the command {taken[0]!r}")
+        _HANDLERS.update(dict.fromkeys(names, handler))
+        return handler
+
+    return register
+
+
+def handler_for(name: str) -> Handler | None:
+    """The handler of command `name`, or None when no command module answers it."""
+    import memhtml.cli.app
+    import memhtml.cli.health  # noqa: F401  (importing a command module registers its handlers)
+
+    return _HANDLERS.get(name)
+
+
+def registered_commands() -> frozenset[str]:
+    """Every command name that has a handler."""
+    handler_for("")
+    return frozenset(_HANDLERS)
