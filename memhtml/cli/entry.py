@@ -6,7 +6,9 @@ work with no repository at all; every other command is one handler looked up by 
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import NoReturn
 
 from memhtml import __version__
 from memhtml.cli.door import Door
@@ -16,8 +18,38 @@ from memhtml.contracts.errors import Interrupted, MemhtmlError, UsageError
 from memhtml.operations.config import Config, load_config
 
 
-def main(argv: list[str] | None = None) -> None:
-    sys.exit(run(sys.argv[1:] if argv is None else argv))
+def main(argv: list[str] | None = None) -> NoReturn:
+    _end_process(run(sys.argv[1:] if argv is None else argv))
+
+
+def _end_process(status: int) -> NoReturn:
+    """Exit with `status` once the answer is out.
+
+    Every file, database and child process a command opens is closed before `run` returns, so
+    Python's own teardown (finalizing every module and DuckDB's native state, ≈15 ms of each command)
+    only delays the caller. It is skipped unless something may still need it: a thread still running,
+    worker processes (their pool shuts down at exit), a profiler or tracer writing its report at exit,
+    or a standard stream that cannot be flushed.
+    """
+    threading = sys.modules.get("threading")
+    needs_teardown = (
+        (threading is not None and threading.active_count() > 1)
+        or "multiprocessing" in sys.modules
+        or sys.getprofile() is not None
+        or sys.gettrace() is not None
+    )
+    if not needs_teardown:
+        try:
+            logging = sys.modules.get("logging")
+            if logging is not None:
+                logging.shutdown()  # flushes any handler a library configured
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            needs_teardown = True
+    if needs_teardown:
+        sys.exit(status)
+    os._exit(status)
 
 
 def run(argv: list[str]) -> int:
