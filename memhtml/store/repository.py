@@ -55,13 +55,27 @@ class InitReport:
 
 def _git_locations(root: Path) -> tuple[Path, Path] | None:
     """(toplevel, git dir) of the repository containing `root`, or None when it is not in one."""
+    located = _git_locations_and_head(root, with_head=False)
+    return None if located is None else located[:2]
+
+
+def _git_locations_and_head(root: Path, *, with_head: bool = True) -> tuple[Path, Path, bool] | None:
+    """(toplevel, git dir, whether HEAD names a commit) of the repository containing `root`, or None
+    when it is not in one. One `git` process answers all three for a store with a first commit (every
+    command opens a store, so the second process it used to cost is saved on each)."""
+    arguments = ["rev-parse", "--show-toplevel", "--git-dir"]
     try:
-        completed = run_git(root, ["rev-parse", "--show-toplevel", "--git-dir"])
+        completed = run_git(root, [*arguments, "HEAD^{commit}"] if with_head else arguments)
     except GitFailure:
-        return None
-    toplevel, git_dir = completed.stdout.decode("utf-8", "surrogateescape").splitlines()[:2]
+        if not with_head:
+            return None
+        # An unborn HEAD fails the combined question; ask again without it.
+        located = _git_locations_and_head(root, with_head=False)
+        return None if located is None else (located[0], located[1], head_sha(root) is not None)
+    lines = completed.stdout.decode("utf-8", "surrogateescape").splitlines()
+    toplevel, git_dir = lines[:2]
     git_path = Path(git_dir)
-    return Path(toplevel), git_path if git_path.is_absolute() else root / git_path
+    return Path(toplevel), git_path if git_path.is_absolute() else root / git_path, with_head and len(lines) > 2
 
 
 def open_store(root: Path) -> Store:
@@ -70,10 +84,10 @@ def open_store(root: Path) -> Store:
     if not root.is_dir():
         raise NotAStore(f"no memory store at {root}: the directory does not exist", suggestion)
     resolved = root.resolve()
-    locations = _git_locations(resolved)
-    if locations is None:
+    located = _git_locations_and_head(resolved)
+    if located is None:
         raise NotAStore(f"no memory store at {root}: it is not a git repository", suggestion)
-    toplevel, git_dir = locations
+    toplevel, git_dir, has_commit = located
     if toplevel.resolve() != resolved:
         raise NotAStore(
             f"no memory store at {root}: it sits inside another git repository rather than being one",
@@ -81,7 +95,7 @@ def open_store(root: Path) -> Store:
         )
     if not all((resolved / bucket).is_dir() for bucket in PARA_BUCKETS):
         raise NotAStore(f"no memory store at {root}: the PARA buckets are missing", suggestion)
-    if head_sha(resolved) is None:
+    if not has_commit:
         raise NotAStore(f"no memory store at {root}: its first commit is missing (init did not finish)", suggestion)
     store = Store(root=resolved, git_dir=git_dir.resolve())
     ensure_excluded(store)
