@@ -238,7 +238,7 @@ def load_static_embedder(directory: Path = MODEL_DIRECTORY) -> StaticEmbedder:
         raise ValueError(f"{vectors_path} has {matrix.columns} columns but {MODEL_FILENAME} says dims={dims}")
     if matrix.rows != vocab_size:
         raise ValueError(f"{vectors_path} has {matrix.rows} rows but {MODEL_FILENAME} says vocab_size={vocab_size}")
-    vocabulary = read_vocabulary(vocabulary_path)
+    vocabulary = read_vocabulary(vocabulary_path, _recorded_sha256(facts, VOCABULARY_FILENAME))
     if vocabulary.size != vocab_size:
         raise ValueError(
             f"{vocabulary_path} has {vocabulary.size} tokens, {MODEL_FILENAME} says vocab_size={vocab_size}"
@@ -261,6 +261,14 @@ def _existing(path: Path) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"the static embedding model file {path} is missing")
     return path
+
+
+def _recorded_sha256(facts: dict[str, Any], filename: str) -> str | None:
+    """The digest `model.json` records for `filename`, if it records one."""
+    files = facts.get("files")
+    recorded = files.get(filename) if isinstance(files, dict) else None
+    digest = recorded.get("sha256") if isinstance(recorded, dict) else None
+    return digest if isinstance(digest, str) else None
 
 
 def _read_facts(path: Path) -> dict[str, Any]:

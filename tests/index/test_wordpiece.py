@@ -5,6 +5,7 @@ the pipeline, and generated text (words built from the vocabulary's own pieces, 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import string
@@ -19,14 +20,28 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 from memhtml.index.static_embedder import MODEL_DIRECTORY, load_static_embedder
-from memhtml.index.wordpiece import WordPieceVocabulary, read_vocabulary
+from memhtml.index.wordpiece import TokenIds, WordPieceVocabulary, read_vocabulary
 
 MAX_TOKENS = 512
 
 
-@pytest.fixture(scope="module")
-def vocabulary() -> WordPieceVocabulary:
-    return read_vocabulary(MODEL_DIRECTORY / "vocab.txt")
+@pytest.fixture(scope="module", params=["table", "searched"])
+def vocabulary(request: pytest.FixtureRequest) -> WordPieceVocabulary:
+    """The shipped vocabulary checked whole into a table, and read as the model loader reads it (its
+    digest verified), answering every lookup by searching the file's text (no table ever built)."""
+    if request.param == "table":
+        return read_vocabulary(MODEL_DIRECTORY / "vocab.txt")
+    from memhtml.index import wordpiece
+
+    digest = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))["files"]["vocab.txt"]["sha256"]
+    searched_lookups = wordpiece._SEARCHED_LOOKUPS
+    wordpiece._SEARCHED_LOOKUPS = 10**9
+    try:
+        searched = read_vocabulary(MODEL_DIRECTORY / "vocab.txt", digest)
+    finally:
+        wordpiece._SEARCHED_LOOKUPS = searched_lookups
+    assert searched._ids._table is None
+    return searched
 
 
 @pytest.fixture(scope="module")
@@ -180,6 +195,25 @@ def test_a_vocabulary_without_its_special_tokens_is_refused(tmp_path: Path) -> N
     (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\nhello\nhello\n", encoding="utf-8")
     with pytest.raises(ValueError, match="twice"):
         read_vocabulary(tmp_path / "vocab.txt")
+
+
+def test_a_vocabulary_read_with_a_digest_must_have_it(tmp_path: Path) -> None:
+    text = "[PAD]\n[UNK]\nhello\n##lo\n"
+    (tmp_path / "vocab.txt").write_text(text, encoding="utf-8")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    assert read_vocabulary(tmp_path / "vocab.txt", digest).ids("hello hellolo") == [2, 2, 3]
+    with pytest.raises(ValueError, match="sha256"):
+        read_vocabulary(tmp_path / "vocab.txt", "0" * 64)
+
+
+def test_searched_lookups_give_way_to_the_table_with_the_same_ids() -> None:
+    text = (MODEL_DIRECTORY / "vocab.txt").read_text(encoding="utf-8")
+    searched = TokenIds(text)
+    table = TokenIds(text).table()
+    probes = ["[PAD]", "[UNK]", "the", "##ing", "invoice", "zzzz-not-a-token", "", "a\nb", *list(table)[-3:]]
+    answers = [searched.get(token) for token in probes * 20]  # past the searched lookups: the table answers
+    assert answers == [table.get(token) for token in probes * 20]
+    assert searched._table is not None and searched.size == len(table)
 
 
 def test_the_word_memo_stays_bounded_and_never_changes_an_answer(
