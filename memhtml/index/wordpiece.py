@@ -16,9 +16,9 @@ edge cases and on generated text), because on ASCII each stage of the shipped pi
   than `max_input_chars_per_word` characters, or with a piece the vocabulary lacks, is one unknown token.
 
 The vocabulary comes from `vocab.txt` (the token of id i on line i + 1), written from `tokenizer.json`
-when the model is built. A query needs the ids of a dozen pieces, so the first lookups search the
-file's text itself and only a long text builds the whole token table (≈6 ms, once): reading a
-vocabulary whose digest `model.json` records costs ≈2 ms.
+when the model is built. A query needs the ids of a dozen pieces, so its lookups search the file's
+text itself, and only a long text (a document) builds the whole token table (≈9 ms, once): reading
+a vocabulary whose digest `model.json` records costs ≈2 ms.
 """
 
 from __future__ import annotations
@@ -35,9 +35,11 @@ _DROPPED: Final[dict[int, None]] = {code: None for code in [*range(0x09), 0x0B, 
 # punctuation, or one punctuation character (`!`-`/`, `:`-`@`, `[`-backquote, `{`-`~`).
 _WORDS: Final[re.Pattern[str]] = re.compile(r"[^\t\n\r !-/:-@\[-`{-~]+|[!-/:-@\[-`{-~]")
 
-# Lookups answered by searching the vocabulary's text before the whole table is built: a query takes a
-# dozen, a document hundreds (each search costs ≈30 µs, a table lookup a tenth of that).
-_SEARCHED_LOOKUPS: Final[int] = 64
+# Lookups answered by searching the vocabulary's text before the whole table is built (≈9 ms): a
+# search costs 50-200 µs, so it pays for the dozen lookups of a query (the bench's 19 queries take
+# 2 to 19), never for a document, whose text builds the table at once (longer than `_SEARCHED_TEXT`).
+_SEARCHED_LOOKUPS: Final[int] = 32
+_SEARCHED_TEXT: Final[int] = 200
 
 # Words whose pieces are remembered; past this the memo starts over (a query repeats few words, a
 # server that embeds for days would otherwise keep every word it ever met).
@@ -98,6 +100,7 @@ class WordPieceVocabulary:
         self._unk = unk
         self._prefix = continuing_prefix
         self._max_chars = max_chars_per_word
+        self._searched_text = _SEARCHED_TEXT
         self._words: dict[str, tuple[int, ...]] = {}
         literals = {token: self._ids.get(token) for token in literal_tokens}
         missing = [token for token, token_id in literals.items() if token_id is None]
@@ -115,6 +118,8 @@ class WordPieceVocabulary:
         """The ids of `text` (ASCII; anything else raises ValueError), the first `max_tokens` of them."""
         if not text.isascii():
             raise ValueError("WordPieceVocabulary tokenizes ASCII text only")
+        if len(text) > self._searched_text:
+            self._ids.table()
         found: list[int] = []
         start = 0
         for literal in self._literal_pattern.finditer(text) if self._literal_pattern else ():

@@ -26,22 +26,24 @@ MAX_TOKENS = 512
 
 
 @pytest.fixture(scope="module", params=["table", "searched"])
-def vocabulary(request: pytest.FixtureRequest) -> WordPieceVocabulary:
+def vocabulary(request: pytest.FixtureRequest) -> Iterator[WordPieceVocabulary]:
     """The shipped vocabulary checked whole into a table, and read as the model loader reads it (its
     digest verified), answering every lookup by searching the file's text (no table ever built)."""
     if request.param == "table":
-        return read_vocabulary(MODEL_DIRECTORY / "vocab.txt")
+        yield read_vocabulary(MODEL_DIRECTORY / "vocab.txt")
+        return
     from memhtml.index import wordpiece
 
     digest = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))["files"]["vocab.txt"]["sha256"]
-    searched_lookups = wordpiece._SEARCHED_LOOKUPS
-    wordpiece._SEARCHED_LOOKUPS = 10**9
+    limits = wordpiece._SEARCHED_LOOKUPS, wordpiece._SEARCHED_TEXT
+    wordpiece._SEARCHED_LOOKUPS = wordpiece._SEARCHED_TEXT = 10**9
     try:
         searched = read_vocabulary(MODEL_DIRECTORY / "vocab.txt", digest)
     finally:
-        wordpiece._SEARCHED_LOOKUPS = searched_lookups
+        wordpiece._SEARCHED_LOOKUPS, wordpiece._SEARCHED_TEXT = limits
     assert searched._ids._table is None
-    return searched
+    yield searched
+    assert searched._ids._table is None  # every text of the module was tokenized by searching
 
 
 @pytest.fixture(scope="module")
@@ -204,6 +206,16 @@ def test_a_vocabulary_read_with_a_digest_must_have_it(tmp_path: Path) -> None:
     assert read_vocabulary(tmp_path / "vocab.txt", digest).ids("hello hellolo") == [2, 2, 3]
     with pytest.raises(ValueError, match="sha256"):
         read_vocabulary(tmp_path / "vocab.txt", "0" * 64)
+
+
+def test_a_short_text_is_tokenized_by_searching_and_a_long_one_builds_the_table() -> None:
+    digest = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))["files"]["vocab.txt"]["sha256"]
+    vocabulary = read_vocabulary(MODEL_DIRECTORY / "vocab.txt", digest)
+    query = "how do I roll back email-relay"
+    assert vocabulary.ids(query) and vocabulary._ids._table is None
+    document = " ".join([query] * 10)
+    assert vocabulary.ids(document) == vocabulary.ids(query) * 10
+    assert vocabulary._ids._table is not None
 
 
 def test_searched_lookups_give_way_to_the_table_with_the_same_ids() -> None:
