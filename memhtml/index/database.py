@@ -266,16 +266,20 @@ def apply_migrations(database: Database, schema: str, directory: Path) -> list[s
 
 def pending_migrations(database: Database) -> bool:
     """Whether shipped migrations are missing from either ledger (the file then needs a read-write open)."""
-    for schema, folder in (("main", "index"), ("state", "state")):
-        catalog = database.main_catalog if schema == "main" else schema
-        shipped = {path.name for path in (migrations_root() / folder).glob("*.sql") if _MIGRATION_NAME.match(path.name)}
-        try:
-            applied = {row[0] for row in database.rows(f'SELECT name FROM "{catalog}".schema_migrations')}
-        except StorageFailure:
-            return True
-        if shipped - applied:
-            return True
-    return False
+    shipped = {
+        (folder, path.name)
+        for folder in ("index", "state")
+        for path in (migrations_root() / folder).glob("*.sql")
+        if _MIGRATION_NAME.match(path.name)
+    }
+    try:
+        applied = database.rows(
+            f"""SELECT 'index', name FROM "{database.main_catalog}".schema_migrations
+                UNION ALL SELECT 'state', name FROM "state".schema_migrations"""
+        )
+    except StorageFailure:
+        return True  # a ledger is missing
+    return bool(shipped - {(str(folder), str(name)) for folder, name in applied})
 
 
 def _connect_with_retry(index_file: Path, read_only: bool, lock_wait: float) -> duckdb.DuckDBPyConnection:

@@ -58,10 +58,14 @@ def vector_state(database: Database) -> VectorState:
     return VectorState(space, texts, embedded_texts, embeddings + (texts - embedded_texts), embeddings)
 
 
-def check_space(database: Database, space: str) -> None:
-    """Refuse a configured space that differs from the one the index's vectors are in."""
-    recorded = database.value("SELECT embed_model FROM index_state")
-    if recorded is not None and recorded != space and _has_vectors(database):
+def check_space(database: Database, space: str, state: VectorState | None = None) -> None:
+    """Refuse a configured space that differs from the one the index's vectors are in (read from
+    `state` when the caller has just read it, else from the index)."""
+    recorded = state.space if state is not None else database.value("SELECT embed_model FROM index_state")
+    if recorded is None or recorded == space:
+        return
+    holds_vectors = state.embeddings > 0 if state is not None else _has_vectors(database)
+    if holds_vectors:
         raise EmbedSpaceMismatch(
             f"the index holds vectors of {recorded}, but the configured embedder is {space}; "
             "vectors of two spaces are never mixed",

@@ -156,7 +156,7 @@ def query_vector(database: Database, text: str) -> SemanticSide:
     state = vector_state(database)
     if space is None:
         return SemanticSide(None, state.coverage if state.space else 0.0, True)
-    check_space(database, space)
+    check_space(database, space, state)
     coverage = state.coverage if state.space else (1.0 if state.texts == 0 else 0.0)
     if coverage < VECTOR_COVERAGE_FLOOR or state.texts == 0:
         return SemanticSide(None, coverage, coverage < VECTOR_COVERAGE_FLOOR)
