@@ -34,13 +34,17 @@ def command(*names: str) -> Callable[[Handler], Handler]:
 
 def handler_for(name: str) -> Handler | None:
     """The handler of command `name`, or None when no command module answers it."""
-    import memhtml.cli.app
-    import memhtml.cli.health  # noqa: F401  (importing a command module registers its handlers)
-
+    _load_command_modules()
     return _HANDLERS.get(name)
 
 
 def registered_commands() -> frozenset[str]:
     """Every command name that has a handler."""
-    handler_for("")
+    _load_command_modules()
     return frozenset(_HANDLERS)
+
+
+def _load_command_modules() -> None:
+    # Importing a command module registers its handlers (once: Python imports a module once).
+    import memhtml.cli.app
+    import memhtml.cli.health  # noqa: F401
