@@ -1,0 +1,53 @@
+"""What a search hit says about its memory beyond the score: its entities and what supersedes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import run_cli
+
+
+def _write(store_root: Path, title: str, claim: str, *extra: str) -> str:
+    answer = run_cli(
+        "write", "--repo", str(store_root), "--title", title, "--type", "semantic", "--claim", claim, *extra
+    )
+    assert answer.status == 0, answer.stdout + answer.stderr
+    return str(answer.data["path"])
+
+
+def _hits(store_root: Path, query: str) -> dict[str, dict[str, Any]]:
+    answer = run_cli("search", "--repo", str(store_root), query)
+    assert answer.status == 0, answer.stdout + answer.stderr
+    return {hit["path"]: hit for hit in answer.data["hits"]}
+
+
+def test_a_hit_lists_its_own_entities_sorted_and_once(store_root: Path) -> None:
+    tagged = _write(
+        store_root,
+        "Billing retry budget",
+        "The billing retry budget is 3 attempts.",
+        "--entity",
+        "service:billing",
+        "--entity",
+        "person:ada",
+        "--entity",
+        "person:ada",
+    )
+    plain = _write(store_root, "Search retry budget", "The search retry budget is 5 attempts.")
+    hits = _hits(store_root, "retry budget")
+    assert set(hits) == {tagged, plain}
+    entities = hits[tagged]["entities"]
+    assert entities == sorted(set(entities))
+    assert {"person:ada", "service:billing"} <= set(entities)
+    assert not {"person:ada", "service:billing"} & set(hits[plain]["entities"])
+
+
+def test_a_supersedes_link_names_the_newer_memory_on_the_older_hit(store_root: Path) -> None:
+    older = _write(store_root, "Deploy window", "Deploys run on Tuesdays.")
+    newer = _write(store_root, "Deploy window moved", "Deploys run on Thursdays since the freeze.")
+    linked = run_cli("link", "--repo", str(store_root), newer, "supersedes", older)
+    assert linked.status == 0, linked.stdout + linked.stderr
+    hits = _hits(store_root, "deploys run")
+    assert hits[older]["supersededBy"] == newer
+    assert hits[newer]["supersededBy"] is None
