@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memhtml.domain.disclosure import MAX_PER_ENTITY
 from tests.conftest import run_cli
 
 
@@ -51,3 +52,23 @@ def test_a_supersedes_link_names_the_newer_memory_on_the_older_hit(store_root: P
     hits = _hits(store_root, "deploys run")
     assert hits[older]["supersededBy"] == newer
     assert hits[newer]["supersededBy"] is None
+
+
+def test_recall_quotes_at_most_the_per_entity_cap_of_memories_naming_one_entity(store_root: Path) -> None:
+    about_ada = [
+        _write(
+            store_root,
+            f"Ada on retries {number}",
+            f"Ada set retry rule {number} for billing.",
+            "--entity",
+            "person:ada",
+        )
+        for number in range(MAX_PER_ENTITY + 2)
+    ]
+    answer = run_cli("recall", "--repo", str(store_root), "retry rule billing")
+    assert answer.status == 0, answer.stdout + answer.stderr
+    memories = answer.data["memories"]
+    quoted = {item["path"] for item in memories["disclosed"]}
+    listed = {item["path"] for item in memories["indexLines"]}
+    assert quoted | listed == set(about_ada)  # the budget fits them all: only the cap holds some back
+    assert len(quoted) == MAX_PER_ENTITY
