@@ -65,6 +65,12 @@ def main(argv: list[str] | None = None) -> None:
 
 def serve(root: Path) -> None:
     """Serve the store at `root` over stdio until the client closes stdin."""
+    from memhtml.index.database import share_one_instance
+
+    # Calls run one at a time, each opening the index: attaching it to one DuckDB instance kept for
+    # the session saves starting an instance (≈25 ms) on every call, and still lets go of the files
+    # between calls so a CLI can write.
+    share_one_instance()
     anyio.run(_serve_stdio, build_server(root))
 
 
