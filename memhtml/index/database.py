@@ -325,7 +325,11 @@ def _attach_shared(index_file: Path, read_only: bool, lock_wait: float) -> duckd
     instance = _shared_instance[0]
     _attach_with_retry(instance, index_file, read_only, lock_wait, alias=INDEX_ALIAS)
     _shared_in_use[0] = True
-    instance.execute(f'USE "{INDEX_ALIAS}"')
+    try:
+        instance.execute(f'USE "{INDEX_ALIAS}"')
+    except duckdb.Error as error:
+        _release_shared(instance)
+        raise _unopenable(INDEX_ALIAS, locked=False) from error
     return instance
 
 
