@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,27 @@ def memory_files(root: Path) -> list[str]:
         for bucket in ("projects", "areas", "resources", "archive")
         for path in (root / bucket).rglob("*.html")
     )
+
+
+@contextmanager
+def index_held_by_another_process(store_root: Path) -> Iterator[None]:
+    """Another process holds the store's index file open (read-write) until the block ends."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, _duckdb; c = _duckdb.connect(sys.argv[1]); print('held', flush=True); sys.stdin.read()",
+            str(store_root / ".memhtml" / "index.duckdb"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        holder.communicate("")
 
 
 @pytest.fixture

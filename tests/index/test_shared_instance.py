@@ -15,6 +15,7 @@ import pytest
 from memhtml.contracts.errors import StorageFailure
 from memhtml.index import database as database_module
 from memhtml.index.database import open_database
+from tests.conftest import index_held_by_another_process
 
 
 @pytest.fixture
@@ -85,22 +86,11 @@ def test_a_file_another_process_holds_is_refused_and_the_instance_stays_usable(t
     store = tmp_path / "store"
     with open_database(store):
         pass
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time, _duckdb; c = _duckdb.connect(sys.argv[1]); print('held', flush=True); time.sleep(30)",
-            str(store / ".memhtml" / "index.duckdb"),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(StorageFailure, match="held by another memhtml process"), open_database(store, lock_wait=0):
-            pass
-    finally:
-        holder.kill()
-        holder.wait()
+    with (
+        index_held_by_another_process(store),
+        pytest.raises(StorageFailure, match="held by another memhtml process"),
+        open_database(store, lock_wait=0),
+    ):
+        pass
     with open_database(store, read_only=True) as after:
         assert after._connection is instance

@@ -15,7 +15,7 @@ from memhtml.operations.apply import ApplyOptions, apply
 from memhtml.operations.indexing import indexed_active_hashes
 from memhtml.operations.planning import PARALLEL_MINIMUM_OPS, plan_all
 from memhtml.operations.write import WriteRequest
-from tests.conftest import git, memory_files, run_cli
+from tests.conftest import git, index_held_by_another_process, memory_files, run_cli
 
 MOMENT = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 
@@ -92,33 +92,16 @@ def test_a_wrong_hint_still_indexes_every_written_file(store_root: Path, tmp_pat
 def test_the_hint_does_not_wait_for_an_index_another_process_holds(
     store_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import subprocess
-    import sys
-
     import memhtml.index.database as database_module
 
     assert (
         run_cli("write", "--repo", str(store_root), "--title", "Held", "--type", "semantic", "--claim", "Held.").status
         == 0
     )
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, duckdb; c = duckdb.connect(sys.argv[1]); print('held', flush=True); sys.stdin.read()",
-            str(store_root / ".memhtml" / "index.duckdb"),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with index_held_by_another_process(store_root):
 
         def no_waiting(seconds: float) -> None:
             raise AssertionError(f"the hint waited {seconds:.3f} s for the index")
 
         monkeypatch.setattr(database_module.time, "sleep", no_waiting)
         assert indexed_active_hashes(store_root) == frozenset()
-    finally:
-        holder.communicate("")
