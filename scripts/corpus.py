@@ -26,7 +26,8 @@ from memhtml.operations.write import WriteRequest, place_memory
 from memhtml.store.batch import PathClaimer, PlacedMemory
 from memhtml.store.commit import Staged, commit_message, commit_paths, commit_subject, sync_real_index
 from memhtml.store.files import create_file_exclusively
-from memhtml.store.repository import init_store, open_store
+from memhtml.store.initialize import init_store
+from memhtml.store.repository import open_store
 
 # ---------------------------------------------------------------- vocabulary
 

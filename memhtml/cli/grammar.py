@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.cli.grammar_values import value_problem
 from memhtml.contracts.commands import (
@@ -46,8 +46,7 @@ _GLOBAL_NAMES: Final = tuple(flag.name for flag in GLOBAL_FLAGS)
 _NAMES: Final = [command.name for command in COMMANDS]
 
 
-@dataclass(frozen=True)
-class _FlagToken:
+class _FlagToken(NamedTuple):
     """One flag as typed. `name` drops the dashes, and the `no-` of a negated known flag."""
 
     name: str

@@ -6,8 +6,7 @@ does not publish (ranges, value formats) drive our stricter validation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 FlagType = Literal["string", "int", "boolean"]
 # `reinforce --signal`, as the original.
@@ -26,8 +25,7 @@ API_VERSION: Final[str] = "1"
 COMPAT_VERSION: Final[str] = "0.15.1"
 
 
-@dataclass(frozen=True)
-class ArgSpec:
+class ArgSpec(NamedTuple):
     """One positional argument."""
 
     name: str
@@ -37,8 +35,7 @@ class ArgSpec:
     values: tuple[str, ...] | None = None  # a closed vocabulary, checked at exit 2 like a flag's
 
 
-@dataclass(frozen=True)
-class FlagSpec:
+class FlagSpec(NamedTuple):
     """One `--flag`. `minimum`/`maximum` (inclusive) and `value_format` are our validation extras.
 
     The grammar (`memhtml.cli.grammar_values`) refuses a value outside them at exit 2; the original
@@ -67,8 +64,7 @@ class FlagSpec:
         return self.value_format in ("instant", "instant-or-commit")
 
 
-@dataclass(frozen=True)
-class ExactlyOneOf:
+class ExactlyOneOf(NamedTuple):
     """Two flags of which exactly one must carry a non-blank value (write's claim/article choice)."""
 
     flags: tuple[str, str]
@@ -78,8 +74,7 @@ class ExactlyOneOf:
     placeholders: tuple[str, str]
 
 
-@dataclass(frozen=True)
-class CommandSpec:
+class CommandSpec(NamedTuple):
     """One command: its contract (manifest entry) and whether running it opens a repository."""
 
     name: str
@@ -103,8 +98,7 @@ class CommandSpec:
         return noun if verb else None
 
 
-@dataclass(frozen=True)
-class ConfigVar:
+class ConfigVar(NamedTuple):
     """One configuration variable the CLI reads (the config module does the reading)."""
 
     name: str
@@ -112,8 +106,7 @@ class ConfigVar:
     fallback: str | None
 
 
-@dataclass(frozen=True)
-class GuideTopic:
+class GuideTopic(NamedTuple):
     """One short piece of orientation prose shipped in the manifest."""
 
     topic: str

@@ -7,12 +7,10 @@ plumbing in `memhtml.store.gitread`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 
-@dataclass(frozen=True)
-class TreeChange:
+class TreeChange(NamedTuple):
     """One entry of `git diff --name-status -M`: A, M, D or R (a copy arrives as A)."""
 
     status: str
@@ -21,8 +19,7 @@ class TreeChange:
     old_path: str | None = None
 
 
-@dataclass(frozen=True)
-class DirtyEntry:
+class DirtyEntry(NamedTuple):
     """A memory path whose working-tree state differs from HEAD."""
 
     path: str

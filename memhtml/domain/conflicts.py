@@ -7,10 +7,8 @@ CONFLICT_CLASSES. Precision beats recall throughout: whenever a claim or a pair 
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.domain.frames import frame_key
 
@@ -20,8 +18,7 @@ CONFLICT_CLASSES: Final = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class ClaimFacts:
+class ClaimFacts(NamedTuple):
     """What the classifier may know about one memory."""
 
     claim: str
@@ -31,8 +28,7 @@ class ClaimFacts:
     source: str | None = None
 
 
-@dataclass(frozen=True)
-class ConflictFinding:
+class ConflictFinding(NamedTuple):
     """One classified pair; `reason` reads "<attribute>: '<old value>' vs '<new value>'" plus a class note."""
 
     conflict_class: str
@@ -40,8 +36,7 @@ class ConflictFinding:
     reason: str
 
 
-@dataclass(frozen=True)
-class _Assertion:
+class _Assertion(NamedTuple):
     topic: str  # normalized subject plus attribute (or subject alone for verb predicates)
     relation: str  # "be" for attribute values, "pref" for preferences, else the verb's base form
     verb: str  # the preference verb, so "uses X" never contradicts "does not like X"
@@ -161,8 +156,7 @@ def _kind(shown: str) -> str:
     return _ENUM_GROUPS.get(words[-1].lower()) or ("name" if named else "")
 
 
-@dataclass(frozen=True)
-class _Subject:
+class _Subject(NamedTuple):
     topic: str
     shown: str  # without a leading article, for attribute names: "office of the payments team"
     shown_full: str  # with it, for family names: "location of the payments team"
@@ -243,7 +237,7 @@ def _verb(
         if base == "change":
             return _assertion(subject, target, polarity)  # "changed to 30s" states a value, not a taste
         found = _preference(subject, f"{modal}switched to", target, polarity)
-        return found and dataclasses.replace(found, switch=True, alternative=given_up[0] if given_up else "")
+        return found and found._replace(switch=True, alternative=given_up[0] if given_up else "")
     for prep in (low[0], ""):
         if (base, prep) in _FAMILY_VERBS:
             family, gated = _FAMILY_VERBS[(base, prep)]
@@ -279,7 +273,7 @@ def _preference(subject: _Subject, verb: str, rest: list[str], polarity: tuple[b
     found = _assertion(
         subject, rest[:context], polarity, topic=topic, shown_topic=shown, relation="pref", verb=verb, functional=False
     )
-    return found and dataclasses.replace(found, alternative=given_up)
+    return found and found._replace(alternative=given_up)
 
 
 def _parse(claim: str, hints: frozenset[str]) -> _Assertion | None:
@@ -308,7 +302,7 @@ def _parse(claim: str, hints: frozenset[str]) -> _Assertion | None:
             continue
         subject = _subject(tokens[:j])
         found = None if subject is None else _predicate(subject, tokens[j:], low[j:], plural)
-        return found and dataclasses.replace(found, additive=additive)
+        return found and found._replace(additive=additive)
     return None
 
 
@@ -343,8 +337,7 @@ def _hints(claim: str) -> frozenset[str]:
     return frozenset(_stem(low[i + 1]) for i in range(len(low) - 1) if low[i] in negators and low[i + 1].isalpha())
 
 
-@dataclass(frozen=True)
-class _Quantity:
+class _Quantity(NamedTuple):
     dimension: str
     magnitudes: tuple[float, ...]
     unit: tuple[str, float]

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 MEMORY_BODY_BUDGET: Final = 16_000
 ARC_BODY_BUDGET: Final = 9_000
@@ -26,8 +25,7 @@ def utf16_length(text: str) -> int:
     return len(text) + sum(1 for char in text if char > "\uffff")
 
 
-@dataclass(frozen=True, slots=True)
-class DisclosureCandidate:
+class DisclosureCandidate(NamedTuple):
     """A hydrated recall candidate: what an index line shows, what a quote shows, and its entity names."""
 
     path: str
@@ -38,8 +36,7 @@ class DisclosureCandidate:
     entity_names: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class IndexLine:
+class IndexLine(NamedTuple):
     """A candidate that was not quoted: enough to find it and read it with `read`."""
 
     path: str
@@ -48,8 +45,7 @@ class IndexLine:
     memory_type: str
 
 
-@dataclass(frozen=True, slots=True)
-class Fold:
+class Fold(NamedTuple):
     """One fold's outcome, both lists in rank order; `truncated` is True when any index line was emitted."""
 
     disclosed: tuple[DisclosureCandidate, ...]

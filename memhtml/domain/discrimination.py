@@ -18,7 +18,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.domain.divergence import negations, numbers, qualifiers
 
@@ -55,8 +55,7 @@ def mulberry32(seed: int) -> Callable[[], float]:
     return next_value
 
 
-@dataclass(frozen=True)
-class Topic:
+class Topic(NamedTuple):
     service: str
     area: str
     anchor: str  # the variant anchor noun: a qualifier is inserted after it
@@ -113,8 +112,7 @@ _SCOPES: Final[tuple[str, ...]] = (
 _QUALIFIERS: Final[tuple[str, ...]] = ("legacy", "beta", "preview", "experimental", "pro")
 
 
-@dataclass(frozen=True)
-class FixtureMemory:
+class FixtureMemory(NamedTuple):
     key: str  # unique within the fixture; the harness maps it to the stored path
     title: str
     memory_type: str
@@ -128,16 +126,14 @@ class FixtureMemory:
     target_key: str | None = None
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(NamedTuple):
     target_key: str
     control_keys: tuple[str, ...]
     families: tuple[str, ...]
     query: str
 
 
-@dataclass(frozen=True)
-class AccessSeed:
+class AccessSeed(NamedTuple):
     key: str
     access_count: int
     reinforce_count: int
@@ -145,8 +141,7 @@ class AccessSeed:
     last_accessed_at: str
 
 
-@dataclass(frozen=True)
-class Fixture:
+class Fixture(NamedTuple):
     memories: tuple[FixtureMemory, ...]
     probes: tuple[Probe, ...]
     access: tuple[AccessSeed, ...]
@@ -295,8 +290,7 @@ def _instant(moment: dt.datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@dataclass(frozen=True)
-class ProbeResult:
+class ProbeResult(NamedTuple):
     target_key: str
     query: str
     target_rank: int | None

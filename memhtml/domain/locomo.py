@@ -14,7 +14,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 SCORED_CATEGORIES: Final[tuple[int, ...]] = (1, 2, 3, 4)
 CATEGORY_NAMES: Final[dict[int, str]] = {
@@ -31,8 +31,7 @@ _EVIDENCE_SEPARATOR: Final = re.compile(r"[;,\s]+")
 _QUESTION_ID: Final = re.compile(r"locomo_(\d+)_qa(\d+)")
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(NamedTuple):
     dia_id: str
     session: int
     speaker: str
@@ -41,8 +40,7 @@ class Turn:
     image_caption: str | None = None
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(NamedTuple):
     qa_index: int  # 0-based position in the conversation's `qa` list
     question: str
     category: int
@@ -50,17 +48,15 @@ class Question:
     dropped_evidence: int = 0  # ids that were malformed or named no turn
 
 
-@dataclass(frozen=True)
-class Conversation:
-    index: int  # 0-based position in the release
+class Conversation(NamedTuple):
+    position: int  # 0-based, in the release
     sample_id: str
     speakers: tuple[str, ...]
     turns: tuple[Turn, ...]
     questions: tuple[Question, ...]
 
 
-@dataclass(frozen=True)
-class Correction:
+class Correction(NamedTuple):
     conversation: int
     qa_index: int
     evidence: tuple[str, ...]
@@ -163,7 +159,7 @@ def parse_corrections(records: Sequence[Mapping[str, Any]]) -> CorrectionSet:
 
 def corrected_evidence(conversation: Conversation, question: Question, corrections: CorrectionSet) -> tuple[str, ...]:
     """The question's gold turns after the audit: its correction's ids that name a turn, else the original."""
-    correction = corrections.by_question.get((conversation.index, question.qa_index))
+    correction = corrections.by_question.get((conversation.position, question.qa_index))
     if correction is None:
         return question.evidence
     known = {turn.dia_id for turn in conversation.turns}
@@ -173,13 +169,14 @@ def corrected_evidence(conversation: Conversation, question: Question, correctio
 def applied_corrections(conversations: Sequence[Conversation], corrections: CorrectionSet) -> int:
     """How many corrections name a question of `conversations` (the rest point elsewhere)."""
     present = {
-        (conversation.index, question.qa_index) for conversation in conversations for question in conversation.questions
+        (conversation.position, question.qa_index)
+        for conversation in conversations
+        for question in conversation.questions
     }
     return sum(1 for key in corrections.by_question if key in present)
 
 
-@dataclass(frozen=True)
-class TurnForm:
+class TurnForm(NamedTuple):
     """How a turn is written as a memory: what the body says besides the turn's own words."""
 
     speaker_in_body: bool = False

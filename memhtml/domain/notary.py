@@ -16,12 +16,10 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     """One thing found in a text: `kind` names it (a secret kind, or `U+200B ZERO WIDTH SPACE`),
     [`start`, `end`) is its span in the text as given, `shown` what a message may print of it."""
 
@@ -152,8 +150,7 @@ MIN_VALUE_CLASSES: Final[int] = 2
 MIN_VALUE_ENTROPY: Final[float] = 3.0
 
 
-@dataclass(frozen=True, slots=True)
-class _Pattern:
+class _Pattern(NamedTuple):
     kind: str
     # Literals one of which every match contains: a substring test (C speed) decides whether the
     # regex runs at all, and most texts contain none of them. A `gate` every cue contains is tested first.

@@ -10,8 +10,7 @@ Means are taken over questions (each question counts once), per group and overal
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 HIT_DEPTHS: Final[tuple[int, ...]] = (1, 5, 10)
 RECALL_DEPTHS: Final[tuple[int, ...]] = (5, 10, 20)
@@ -51,8 +50,7 @@ def reciprocal_rank(ranking: Sequence[str], gold: Iterable[str]) -> float:
     return 0.0
 
 
-@dataclass(frozen=True)
-class QuestionScore:
+class QuestionScore(NamedTuple):
     """Every metric of one question: `hits[k]`, `recalls[k]` and the reciprocal rank."""
 
     group: str
@@ -72,8 +70,7 @@ def score_question(group: str, ranking: Sequence[str], gold: Iterable[str]) -> Q
     )
 
 
-@dataclass(frozen=True)
-class MetricRow:
+class MetricRow(NamedTuple):
     """Means over a set of questions."""
 
     questions: int

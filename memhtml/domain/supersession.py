@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.domain.discrimination import mulberry32
 
@@ -61,8 +60,7 @@ _PEOPLE: Final[tuple[str, ...]] = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Attribute:
+class Attribute(NamedTuple):
     name: str
     claim: str  # formatted with subject and value
     question: str  # formatted with subject
@@ -80,8 +78,7 @@ ATTRIBUTES: Final[dict[str, Attribute]] = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Fact:
+class Fact(NamedTuple):
     key: str
     subject: str
     attribute: str
@@ -95,8 +92,7 @@ class Fact:
         return f"{self.subject} {self.attribute}: {self.value}"
 
 
-@dataclass(frozen=True)
-class Chain:
+class Chain(NamedTuple):
     """The versions of one subject's attribute, oldest first, all written by one method."""
 
     key: str
@@ -104,14 +100,12 @@ class Chain:
     facts: tuple[Fact, ...]
 
 
-@dataclass(frozen=True)
-class Contradiction:
+class Contradiction(NamedTuple):
     left: Fact
     right: Fact
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(NamedTuple):
     """One question. A multi-hop probe asks `query` first, then `follow_up` about its top hit's value."""
 
     case: str
@@ -123,8 +117,7 @@ class Probe:
     together: tuple[str, ...] = ()  # contradiction: keys that must all be in the top CONTRADICTION_DEPTH
 
 
-@dataclass(frozen=True)
-class Benchmark:
+class Benchmark(NamedTuple):
     chains: tuple[Chain, ...]
     contradictions: tuple[Contradiction, ...]
     probes: tuple[Probe, ...]
@@ -255,8 +248,7 @@ def _probes(chains: Sequence[Chain], pairs: Sequence[Contradiction]) -> tuple[Pr
     return tuple(probes)
 
 
-@dataclass(frozen=True)
-class ProbeOutcome:
+class ProbeOutcome(NamedTuple):
     case: str
     query: str
     passed: bool

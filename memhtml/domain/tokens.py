@@ -12,10 +12,9 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from itertools import chain
-from typing import Final
+from typing import Final, NamedTuple
 
 # Long enough for any real word, hash prefix or identifier; short enough that a pasted blob cannot
 # put kilobyte-sized keys into the postings. Longer tokens are cut, identically on both sides.
@@ -57,8 +56,7 @@ _MAY_CARRY_LATIN_ACCENT: Final = re.compile(r"[\u00c0-\u024f\u0300-\u036f\u1e00-
 _COMBINING_ACCENTS: Final = re.compile(r"[\u0300-\u036f]+")
 
 
-@dataclass(frozen=True, slots=True)
-class _Patterns:
+class _Patterns(NamedTuple):
     """The compiled token rules for one alphabet: ASCII-only text, or any text."""
 
     word: re.Pattern[str]
@@ -228,8 +226,7 @@ def phrase_matches(phrase: str, document_text: str) -> bool:
     return f" {' '.join(wanted)} " in f" {' '.join(phrase_words(document_text))} "
 
 
-@dataclass(frozen=True, slots=True)
-class QueryPhrase:
+class QueryPhrase(NamedTuple):
     """One span the user put in balanced double quotes: as typed, as matched, and its query terms."""
 
     typed: str
@@ -237,8 +234,7 @@ class QueryPhrase:
     terms: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class QueryTerms:
+class QueryTerms(NamedTuple):
     """What the lexical arm needs from a query: its distinct terms and its required phrases."""
 
     terms: tuple[str, ...]

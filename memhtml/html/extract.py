@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Final, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from memhtml.contracts.vocabulary import GIST_EXCLUDED_ELEMENTS, INLINE_ELEMENTS
 from memhtml.html.hashing import canonical_text_of, flat_text
@@ -20,15 +20,13 @@ from memhtml.html.tree import Element, Text, iter_elements, walk
 Row = TypeVar("Row")
 
 
-@dataclass(frozen=True, slots=True)
-class Facet:
+class Facet(NamedTuple):
     name: str
     value: str
     numeric_value: float | None
 
 
-@dataclass(frozen=True, slots=True)
-class Citation:
+class Citation(NamedTuple):
     text: str
     href: str | None  # `<q cite>` only; `<cite>` never carries one
 
@@ -95,8 +93,7 @@ def gist_of(mark: Element) -> str:
     return flat_text(mark, skip=GIST_EXCLUDED_ELEMENTS)
 
 
-@dataclass(frozen=True, slots=True)
-class _SubtreeTexts:
+class _SubtreeTexts(NamedTuple):
     flat: dict[Element, str]  # `flat_text` of every summary, dfn, cite, q, dt and dd
     numbers: dict[Element, float]  # the first finite `<data value>` inside each dd that has one
 

@@ -12,10 +12,9 @@ proves that the scanner sees the metas and links the reader sees, in order, and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from itertools import zip_longest
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import InvalidMemory
 from memhtml.contracts.vocabulary import META_ORDER, META_PREFIX, REPEATABLE_METAS
@@ -24,8 +23,7 @@ from memhtml.html.parser import parse_document
 from memhtml.html.template import link_line, meta_line
 
 
-@dataclass(frozen=True, slots=True)
-class HeadTag:
+class HeadTag(NamedTuple):
     """A `<meta name=memhtml-*>` or `<link rel=memhtml-*>` start tag and its source span [start, end)."""
 
     tag: str
@@ -35,8 +33,7 @@ class HeadTag:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class HeadLayout:
+class HeadLayout(NamedTuple):
     tags: list[HeadTag]
     head_end: int  # where `</head>` (or, lacking it, the body) starts; insertion point of last resort
 

@@ -10,8 +10,7 @@ original reads it); an empty `<time>` carries it without changing the content ha
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from memhtml.contracts.errors import InvalidMemory
 from memhtml.html.document import parse_memory
@@ -25,8 +24,7 @@ from memhtml.html.tree import iter_elements
 SEMANTIC_FIELDS: Final[tuple[str, ...]] = ("type", "confidence", "importance", "eventAt", "entities", "tags")
 
 
-@dataclass(frozen=True, slots=True)
-class Restatement:
+class Restatement(NamedTuple):
     """What one write says about a memory's head; None (or empty) means "not stated", never "clear it"."""
 
     memory_type: str
@@ -37,8 +35,7 @@ class Restatement:
     tags: Sequence[str] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class SemanticHead:
+class SemanticHead(NamedTuple):
     """A stored memory's semantic head as the index knows it, to answer "would this restatement change
     anything?" without reading the file. `covers` is conservative: when unsure it says no, and the
     file itself is then compared."""
@@ -70,8 +67,7 @@ class SemanticHead:
         return all(tag in self.tags for tag in statement.tags if tag.strip())
 
 
-@dataclass(frozen=True, slots=True)
-class Restated:
+class Restated(NamedTuple):
     changed: tuple[str, ...]  # SEMANTIC_FIELDS that moved; empty means the memory already said all of it
     text: str  # the file with those changes applied (the input itself when nothing changed)
 

@@ -8,8 +8,7 @@ line inside a code block from splitting it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.html.escaping import escape_attribute, escape_text
 from memhtml.html.jscompat import JS_WHITESPACE, js_trim
@@ -26,8 +25,7 @@ _FENCE_OPENER: Final = re.compile(r"(`{3,})[^`]*")
 _FIRST_SENTENCE: Final = re.compile(rf"(.*?[.!?])(?:{_JS_SPACE}|\Z)", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class Fence:
+class Fence(NamedTuple):
     code: str
     lang: str | None  # the info string's first token, lowercased, when it is a language token
 

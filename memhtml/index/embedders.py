@@ -18,8 +18,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Protocol, cast
+from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, cast
 
 from memhtml.contracts.errors import ModelUnavailable, UsageError
 
@@ -59,8 +58,7 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]: ...
 
 
-@dataclass(frozen=True)
-class HashEmbedder:
+class HashEmbedder(NamedTuple):
     """Deterministic bag of words: each `[a-z0-9]+` token of the lowercased text adds +1 and +0.5 to two
     dimensions chosen by its sha256, then the vector is L2-normalized. Similar only where the words
     are shared: a stand-in for a model where tests must not depend on one."""

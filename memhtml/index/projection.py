@@ -7,7 +7,7 @@ pure: the same path, blob and bytes always give the same rows.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from memhtml.contracts.paths import is_archived_path, original_path_for
 from memhtml.contracts.vocabulary import ALL_RELS, MEMORY_RELS, PERSON_RELS, PROVENANCE_RELS, TASK_RELS
@@ -31,8 +31,7 @@ class FileProjection:
     terms: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class SkippedFile:
+class SkippedFile(NamedTuple):
     """A file the index leaves out (it stays in the tree; doctor reports it), and why."""
 
     path: str

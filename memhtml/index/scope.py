@@ -7,19 +7,16 @@ validity window (event time) or with the set of paths live at a commit (transact
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class AsOfValidity:
+class AsOfValidity(NamedTuple):
     """Event-time as-of: memories whose validity window contains `instant` (string comparison)."""
 
     instant: str
 
 
-@dataclass(frozen=True)
-class AsOfCommit:
+class AsOfCommit(NamedTuple):
     """Transaction-time as-of: memories live in the tree of commit `sha`, committed at `instant`."""
 
     sha: str
@@ -27,8 +24,7 @@ class AsOfCommit:
     live_paths: Sequence[str]
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     memory_types: Sequence[str] = ()
     workspace: str | None = None
     tags: Sequence[str] = ()

@@ -10,8 +10,7 @@ promote memories in path order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.domain.ranking import (
     ARM_LIMIT,
@@ -41,15 +40,13 @@ RECENCY_BAND_RATIO: Final[float] = 0.8
 ARMS: Final[tuple[str, ...]] = ("fts", "vector", "recency", "salience")
 
 
-@dataclass(frozen=True)
-class FusedHit:
+class FusedHit(NamedTuple):
     path: str
     score: float
     arm_ranks: dict[str, int]
 
 
-@dataclass(frozen=True)
-class QueryVector:
+class QueryVector(NamedTuple):
     """The query embedded in the index's vector space, and the cosine that makes a memory relevant
     without a lexical match."""
 

@@ -8,8 +8,7 @@ vectors once and compares in NumPy blocks, so memory stays bounded at 100k memor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.index.database import Database
 
@@ -18,8 +17,7 @@ SQL_PER_TEXT_LIMIT: Final[int] = 16
 BLOCK_ROWS: Final[int] = 1024
 
 
-@dataclass(frozen=True)
-class Neighbour:
+class Neighbour(NamedTuple):
     """A similar memory (`path`) or an earlier text of the same batch (`position`)."""
 
     similarity: float

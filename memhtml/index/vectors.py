@@ -10,8 +10,7 @@ rebuild or `index embed` replaces the vectors.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import EmbedSpaceMismatch
 from memhtml.domain.chunking import chunk_text
@@ -24,8 +23,7 @@ VECTOR_COVERAGE_FLOOR: Final[float] = 0.95
 Progress = Callable[[int, int], None]
 
 
-@dataclass(frozen=True)
-class VectorState:
+class VectorState(NamedTuple):
     """The index's vector space and how much of the corpus it covers."""
 
     space: str | None

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhtml.mcp.params import Arguments
 from memhtml.mcp.resources import pinned_uri
@@ -23,8 +22,7 @@ if TYPE_CHECKING:
     from memhtml.operations.write import WriteRequest
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     """An operation's data; `partial` when some of a batch was stored and some refused (CLI exit 3)."""
 
     data: dict[str, Any]

@@ -11,13 +11,11 @@ grammar parses command-line text first; tests hold the two doors to the same ans
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from memhtml.contracts.commands import FlagSpec, command_named
 from memhtml.contracts.errors import UsageError
@@ -49,8 +47,7 @@ _JSON_TYPES: Final[dict[Kind, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One tool argument. `rule` is the command-table flag whose value rules the argument obeys."""
 
     name: str
@@ -91,7 +88,7 @@ def flag_rule(command: str, flag: str, **overrides: Any) -> FlagSpec:
     found = spec.flag(flag) if spec is not None else None
     if found is None:
         raise LookupError(f"the command table has no --{flag} on {command}")
-    return dataclasses.replace(found, **overrides) if overrides else found
+    return found._replace(**overrides) if overrides else found
 
 
 def positional_rule(command: str, argument: str) -> FlagSpec:

@@ -10,9 +10,8 @@ tools and the CLI's additions (`event_at`, `detect_conflicts`, `dry_run`, scope 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.commands import command_named
 from memhtml.contracts.vocabulary import MEMORY_TYPES
@@ -26,8 +25,7 @@ AGENT_TYPES: Final[tuple[str, ...]] = tuple(name for name in MEMORY_TYPES if nam
 BODY_OR_ARTICLE: Final[tuple[str, str]] = ("body", "article_html")
 
 
-@dataclass(frozen=True)
-class Tool:
+class Tool(NamedTuple):
     name: str
     command: str  # the CLI command whose operation this tool calls
     params: tuple[Param, ...]

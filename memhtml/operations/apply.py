@@ -8,12 +8,11 @@ every result. With --continue-on-error the rest land and the answer is partial.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import BatchAborted, MemhtmlError, envelope_code
 from memhtml.contracts.instants import format_instant
@@ -46,8 +45,7 @@ class ApplyOptions:
     cleaning: Cleaning = field(default_factory=Cleaning)  # --redact, --strip-invisible
 
 
-@dataclass(frozen=True, slots=True)
-class ApplyAnswer:
+class ApplyAnswer(NamedTuple):
     """The `batch.applied` data and whether it is a partial success (exit 3)."""
 
     data: dict[str, Any]
@@ -168,8 +166,8 @@ def _last_wins(
     for key, positions in slots.items():
         winner = positions[-1]
         for loser in positions[:-1]:
-            result[loser] = dataclasses.replace(result[loser], consolidated_into=winner)
-        result[winner] = dataclasses.replace(result[winner], supersedes=tuple(stored.get(key, ())))
+            result[loser] = result[loser]._replace(consolidated_into=winner)
+        result[winner] = result[winner]._replace(supersedes=tuple(stored.get(key, ())))
     return result
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError, UsageError
 from memhtml.contracts.instants import is_sortable_instant
@@ -57,8 +57,7 @@ _BOOLEAN_FIELDS: Final = frozenset({"strict_path", "redact", "strip_invisible"})
 _QUOTED_CHARACTERS: Final = 80
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+class Provenance(NamedTuple):
     """Batch-level session provenance; an op's own value wins."""
 
     session_id: str | None = None
@@ -66,8 +65,7 @@ class Provenance:
     turn_uuid: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Cleaning:
+class Cleaning(NamedTuple):
     """What the batch lets the notary clean in every op (an op's own `redact`/`strip_invisible` wins)."""
 
     redact: bool = False

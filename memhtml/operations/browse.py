@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import PathNotFound
 from memhtml.contracts.paths import confine_memory_path
@@ -23,8 +22,7 @@ OUTCOME_EWMA_ALPHA: Final[float] = 0.3
 SIGNAL_VALUES: Final[dict[str, int]] = {"positive": 1, "negative": -1, "neutral": 0}
 
 
-@dataclass(frozen=True)
-class ListRequest:
+class ListRequest(NamedTuple):
     memory_types: Sequence[str] = ()
     workspace: str | None = None
     tags: Sequence[str] = ()

@@ -8,9 +8,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.index.embedders import checked_setting
 
@@ -18,8 +17,7 @@ _FALSE_WORDS: Final[frozenset[str]] = frozenset({"", "0", "false", "no", "off"})
 DEFAULT_ROOT: Final[str] = "~/memhtml"
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """What the environment says: where the store is, whether that must be explicit, how to answer."""
 
     env_root: str | None

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from memhtml.contracts.paths import slugify
 from memhtml.domain.conflicts import ClaimFacts, ConflictFinding, are_candidates, classify_pair
@@ -31,8 +30,7 @@ if TYPE_CHECKING:
 HUB_GROUP_LIMIT: Final[int] = 200
 
 
-@dataclass(frozen=True, slots=True)
-class StoredClaim:
+class StoredClaim(NamedTuple):
     path: str
     facts: ClaimFacts
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memhtml.contracts.errors import MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -25,7 +24,8 @@ from memhtml.index.watermark import watermark
 from memhtml.operations.embedding import configured_space
 from memhtml.operations.filecheck import FileVerdict, inspect_files
 from memhtml.operations.indexing import fresh_index, rebuild_index
-from memhtml.store.commit import commit_message, commit_subject, head_sha
+from memhtml.store.commit import commit_message, commit_subject
+from memhtml.store.gitcmd import head_sha
 from memhtml.store.repair import DanglingLink, repair_dangling_links
 from memhtml.store.repository import Store, open_store
 from memhtml.store.survey import (
@@ -39,8 +39,7 @@ from memhtml.store.survey import (
 )
 
 
-@dataclass(frozen=True)
-class DoctorAnswer:
+class DoctorAnswer(NamedTuple):
     data: dict[str, Any]
     healthy: bool
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memhtml.contracts.errors import EmbedSpaceMismatch, MemhtmlError, ModelUnavailable
 from memhtml.index.database import Database, open_database
@@ -62,8 +61,7 @@ def configured_embedder() -> Embedder | None:
         return _loaded[setting]
 
 
-@dataclass(frozen=True)
-class EmbedOutcome:
+class EmbedOutcome(NamedTuple):
     written: int
     warning: dict[str, Any] | None = None
 

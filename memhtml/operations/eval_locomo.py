@@ -16,9 +16,9 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import PathNotFound, UsageError
 from memhtml.domain.locomo import (
@@ -56,8 +56,7 @@ DEFAULT_TURN_FORM: Final[TurnForm] = TurnForm(speaker_in_body=True, image_captio
 _GROUPS: Final[tuple[str, ...]] = tuple(CATEGORY_NAMES[category] for category in SCORED_CATEGORIES)
 
 
-@dataclass(frozen=True)
-class LocomoData:
+class LocomoData(NamedTuple):
     conversations: list[Conversation]
     corrections: CorrectionSet | None  # None: no audit file beside the release
     release_path: Path
@@ -132,7 +131,7 @@ def eval_locomo(
         embedding_override(MODES[mode]),
     ):
         for conversation in chosen:
-            root = Path(directory) / f"conversation-{conversation.index}"
+            root = Path(directory) / f"conversation-{conversation.position}"
             init(root)
             turns_of_path = _ingest(root, conversation, form, tally)
             if space is None:
@@ -251,7 +250,7 @@ def _report(
         "mode": mode,
         "embedModel": space,
         "searchLimit": limit,
-        "turnForm": asdict(form),
+        "turnForm": form._asdict(),
         "release": loaded.release_path.name,
         "audit": loaded.corrections is not None,
         "conversations": len(chosen),

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.limits import MAX_MEMORY_BYTES, size_words
 from memhtml.contracts.paths import is_archived_path, path_problem
@@ -42,8 +42,7 @@ NOT_HTML: Final[str] = "not an .html file: not a memory"
 _HEAD_VOCABULARY: Final[frozenset[str]] = frozenset({"meta", "link", "title"})
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
     """One file to judge: its repo-relative path and its bytes (None when they could not be read)."""
 
     path: str
@@ -51,8 +50,7 @@ class Candidate:
     symlink: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """A violation (or a warning) of one file; `line` when the scan knows where it is."""
 
     path: str
@@ -69,8 +67,7 @@ class Problem:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class Skipped:
+class Skipped(NamedTuple):
     """A file that is no memory (outside the buckets, not `.html`, a submodule), and why."""
 
     path: str

@@ -12,9 +12,8 @@ from __future__ import annotations
 import os
 import shlex
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from memhtml.contracts.errors import IntegrationModified
 from memhtml.store.gitcmd import git_text
@@ -44,8 +43,7 @@ exec "$python" -m memhtml validate --staged --repo .
 HookState = Literal["absent", "ours", "edited", "foreign"]
 
 
-@dataclass(frozen=True)
-class _Hook:
+class _Hook(NamedTuple):
     """The pre-commit hook file of a store and what occupies it."""
 
     store: Store

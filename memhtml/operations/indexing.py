@@ -10,9 +10,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhtml.contracts.errors import MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -317,8 +316,7 @@ def indexed_active_hashes(root: Path) -> frozenset[str]:
         return frozenset()
 
 
-@dataclass(frozen=True)
-class SessionLink:
+class SessionLink(NamedTuple):
     """Provenance of one read or write: which session, prompt and turn touched which memory."""
 
     path: str

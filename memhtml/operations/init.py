@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memhtml.store.repository import init_store
+from memhtml.store.initialize import init_store
 
 
 def init(root: Path) -> dict[str, object]:

@@ -101,8 +101,7 @@ def correct(
     )
     carried, screened_carried = screen_request(carried)
     screened = merged(merged(screened, screened_reason), screened_carried)
-    placed = dataclasses.replace(
-        place_memory(carried, moment),
+    placed = place_memory(carried, moment)._replace(
         directory=str(PurePosixPath(target).parent),
         slug=slugify(carried.title),
         explicit_path=None,
@@ -169,8 +168,7 @@ def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) 
     instant = format_instant(moment)
     placed = place_memory(request, moment)
     if request.task_status == "done":
-        placed = dataclasses.replace(
-            placed,
+        placed = placed._replace(
             file_text=archived_text(placed.file_text, instant),
             directory=f"archive/{instant[:4]}/{placed.directory}",
         )

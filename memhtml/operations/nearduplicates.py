@@ -10,8 +10,7 @@ embedder is off, failed, or holds another vector space, and the answer then says
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import EmbedSpaceMismatch, ModelUnavailable
 from memhtml.domain.divergence import diverges
@@ -26,8 +25,7 @@ MAX_NEAR_DUPLICATES: Final[int] = 3
 _CANDIDATES: Final[int] = 12
 
 
-@dataclass(frozen=True)
-class NearDuplicateText:
+class NearDuplicateText(NamedTuple):
     """One op's text to compare, with the memory type (tasks and arcs are never compared) and the
     content hash it will be stored under (an identical stored memory is a dedupe, not a finding)."""
 
@@ -36,8 +34,7 @@ class NearDuplicateText:
     content_hash: str
 
 
-@dataclass(frozen=True)
-class NearDuplicateReport:
+class NearDuplicateReport(NamedTuple):
     findings: list[list[dict[str, Any]] | None]
     degraded: bool
 

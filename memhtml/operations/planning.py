@@ -24,7 +24,7 @@ from memhtml.index.parallel import exit_with_parent
 from memhtml.index.projection import FileProjection, project_memory
 from memhtml.operations.write import WriteRequest, render_checked
 from memhtml.store.batch import PlannedOp
-from memhtml.store.commit import blob_id
+from memhtml.store.gitcmd import blob_id
 
 PARALLEL_MINIMUM_OPS: Final[int] = 1000
 CHUNK_OPS: Final[int] = 500

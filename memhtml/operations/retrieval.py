@@ -4,14 +4,12 @@ MMR, hydration, snippets, and the disclosure fold of recall."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import UsageError
 from memhtml.contracts.instants import is_sortable_instant
 from memhtml.contracts.paths import is_archived_path
-from memhtml.domain.disclosure import DisclosureCandidate, fold_disclosure
 from memhtml.domain.ranking import ARM_LIMIT, MMR_LAMBDA, MMR_POOL_FACTOR, mmr
 from memhtml.domain.tokens import QueryTerms, content_terms, parse_query
 from memhtml.index.database import Database
@@ -29,8 +27,7 @@ ARC_BODY_BUDGET: Final[int] = 9000
 ARCHIVED_HINT_LIMIT: Final[int] = 5
 
 
-@dataclass(frozen=True)
-class RetrievalRequest:
+class RetrievalRequest(NamedTuple):
     """A search or recall as the caller states it (values already validated by the door)."""
 
     query: str
@@ -140,8 +137,7 @@ def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class SemanticSide:
+class SemanticSide(NamedTuple):
     """The vector side of one query: its vector (None: the arm sits out), the index's coverage, and
     whether the answer is degraded (embeddings off, or too few memories embedded to trust the arm)."""
 
@@ -169,6 +165,9 @@ def query_vector(database: Database, text: str) -> SemanticSide:
 
 
 def _fold(rows: list[dict[str, Any]], budget: int) -> dict[str, Any]:
+    # Imported here: only recall folds, and a search should not pay for defining its records.
+    from memhtml.domain.disclosure import DisclosureCandidate, fold_disclosure
+
     candidates = [
         DisclosureCandidate(
             path=row["path"],

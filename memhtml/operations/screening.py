@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from memhtml.contracts.errors import InvalidMemory, InvisibleCharacters, SecretDetected
 from memhtml.contracts.limits import MAX_MEMORY_BYTES, size_words
@@ -44,8 +43,7 @@ STRIP_HINT: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Screened:
+class Screened(NamedTuple):
     """What screening changed, for the answer: (secret kind, field) redacted, (code point, field) removed."""
 
     redacted: tuple[tuple[str, str], ...] = ()
@@ -61,8 +59,7 @@ class Screened:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class _Located:
+class _Located(NamedTuple):
     finding: Finding
     place: str  # `claim`, `body 2`, …
 
@@ -131,7 +128,7 @@ class _Screen:
 
 def _described(finding: Finding) -> Finding:
     """A secret's finding as a message names it: kind, at most a public prefix, and length."""
-    return dataclasses.replace(finding, kind=f"{finding.kind} ({shown(finding)})")
+    return finding._replace(kind=f"{finding.kind} ({shown(finding)})")
 
 
 def _listed(found: list[_Located]) -> str:

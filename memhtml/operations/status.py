@@ -8,7 +8,7 @@ from typing import Any
 from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, vector_state
 from memhtml.operations.embedding import configured_space
 from memhtml.operations.indexing import fresh_index
-from memhtml.store.commit import head_sha
+from memhtml.store.gitcmd import head_sha
 from memhtml.store.repository import open_store
 from memhtml.store.scan import dirty_paths
 

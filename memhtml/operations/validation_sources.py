@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import GitFailure, NotAStore, PathNotFound, UsageError
 from memhtml.contracts.vocabulary import PARA_BUCKETS
 from memhtml.operations.filejudgment import Candidate, Skipped, skip_reason
-from memhtml.store.commit import head_sha
-from memhtml.store.gitcmd import caller_index_file, run_git
+from memhtml.store.gitcmd import caller_index_file, head_sha, run_git
 from memhtml.store.gitread import GitCorpusReader
 
 _BLOB_SLICE: Final[int] = 500  # staged blobs read per `cat-file --batch`, so memory stays bounded
@@ -31,8 +29,7 @@ _GITLINK_MODE: Final[str] = "160000"
 _NOT_FOLLOWED: Final[str] = "a symbolic link to a directory: not followed"
 
 
-@dataclass(frozen=True)
-class Repository:
+class Repository(NamedTuple):
     """The git work tree `validate` reads: its resolved top level and git directory."""
 
     root: Path
@@ -60,8 +57,7 @@ def open_repository(root: Path) -> Repository:
 # ---------------------------------------------------------------- the working tree
 
 
-@dataclass(frozen=True, slots=True)
-class _OnDisk:
+class _OnDisk(NamedTuple):
     path: str  # repo-relative
     location: Path
     symlink: bool
@@ -169,8 +165,7 @@ def _read(entry: _OnDisk) -> Candidate:
 # ---------------------------------------------------------------- the git index
 
 
-@dataclass(frozen=True, slots=True)
-class _StagedEntry:
+class _StagedEntry(NamedTuple):
     path: str
     mode: str
     blob: str

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from memhtml.contracts.errors import FollowsRefusal, MemhtmlError, StorageFailure, WriteConflict
 from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
@@ -32,8 +33,7 @@ from memhtml.store.transaction import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ActiveOwner:
+class ActiveOwner(NamedTuple):
     """The active, non-task memory holding a content hash, and its semantic head when the index knows
     it (None: compare with the file)."""
 
@@ -45,8 +45,7 @@ class ActiveOwner:
 ActiveOwners = Callable[[Sequence[str]], dict[str, ActiveOwner]]
 
 
-@dataclass(frozen=True, slots=True)
-class PlacedMemory:
+class PlacedMemory(NamedTuple):
     """A rendered, validated memory file and the rules that will give it a path."""
 
     file_text: str
@@ -58,8 +57,7 @@ class PlacedMemory:
     explicit_path: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedOp:
+class PlannedOp(NamedTuple):
     """One op as the store receives it: rendered and checked, or already refused by its door.
 
     `consolidated_into` names the later op of the batch that takes this op's slot (last-wins), so this

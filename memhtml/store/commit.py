@@ -8,27 +8,22 @@ any size fits.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import secrets
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import GitFailure
 from memhtml.html.jscompat import js_flattened, js_trim, utf16_length, utf16_prefix
-from memhtml.store.gitcmd import git_text, run_git, stream_to_git
+from memhtml.store.gitcmd import ZERO_SHA, blob_id, git_text, run_git, stream_to_git
 from memhtml.store.treesplice import spliced_tree
 
-ZERO_SHA: Final[str] = "0" * 40
 PRIVATE_INDEX_PREFIX: Final[str] = "memhtml-index-"
 CAS_ATTEMPTS: Final[int] = 3
 SUBJECT_LIMIT: Final[int] = 72
 
 
-@dataclass(frozen=True)
-class Staged:
+class Staged(NamedTuple):
     """One path of a commit: `present=True` takes `data` (or, without it, the working-tree file's bytes),
     False removes the path."""
 
@@ -61,21 +56,13 @@ def commit_message(subject: str, trailers: Sequence[tuple[str, str | None]] = ()
     return subject + "\n\n" + "\n".join(lines) + "\n"
 
 
-def head_sha(root: Path) -> str | None:
-    """The commit HEAD points at, or None on an unborn branch."""
-    completed = run_git(root, ["rev-parse", "-q", "--verify", "HEAD^{commit}"], ok_statuses=(0, 1))
-    sha = completed.stdout.decode().strip()
-    return sha or None
-
-
 def path_in_head(root: Path, path: str) -> bool:
     """Whether HEAD's tree holds `path` (used to tell a landed commit from one that never happened)."""
     completed = run_git(root, ["cat-file", "-e", f"HEAD:{path}"], ok_statuses=(0, 1, 128))
     return completed.returncode == 0
 
 
-@dataclass(frozen=True)
-class Landed:
+class Landed(NamedTuple):
     """A commit on the branch, and the index records of its paths (for the user's index)."""
 
     sha: str
@@ -129,7 +116,7 @@ def commit_paths(
 
 def _tree_with(root: Path, git_dir: Path, parent: str | None, records: bytes) -> str:
     """The tree of `parent` with `records` applied, built in a private index (the user's is untouched)."""
-    private_index = git_dir / f"{PRIVATE_INDEX_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    private_index = git_dir / f"{PRIVATE_INDEX_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
     env = {"GIT_INDEX_FILE": str(private_index)}
     try:
         run_git(root, ["read-tree", parent] if parent else ["read-tree", "--empty"], env=env)
@@ -137,11 +124,6 @@ def _tree_with(root: Path, git_dir: Path, parent: str | None, records: bytes) ->
         return git_text(root, ["write-tree"], env=env)
     finally:
         private_index.unlink(missing_ok=True)
-
-
-def blob_id(data: bytes) -> str:
-    """The git object id of a blob holding `data`: sha1 of the `blob <size>` header and the bytes."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def write_blobs(root: Path, blobs: Sequence[bytes], paths: Sequence[str]) -> list[str]:

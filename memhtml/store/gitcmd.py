@@ -9,6 +9,7 @@ hook) is.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
@@ -17,6 +18,9 @@ from typing import Final
 
 from memhtml.contracts.errors import GitFailure
 from memhtml.store.lock import held_descriptors
+
+# The id git gives "no object": the old value of a ref being created.
+ZERO_SHA: Final[str] = "0" * 40
 
 # Variables a hook or a parent git process can leak into us; they would redirect our git calls.
 _LEAKY_GIT_VARIABLES: Final[tuple[str, ...]] = (
@@ -149,3 +153,15 @@ def caller_index_file(git_dir: Path) -> Path | None:
     index = Path(lines[1])
     # `--git-path` answers relative to the directory it ran in: ours.
     return index if index.is_absolute() else Path.cwd() / index
+
+
+def head_sha(root: Path) -> str | None:
+    """The commit HEAD points at, or None on an unborn branch."""
+    completed = run_git(root, ["rev-parse", "-q", "--verify", "HEAD^{commit}"], ok_statuses=(0, 1))
+    sha = completed.stdout.decode().strip()
+    return sha or None
+
+
+def blob_id(data: bytes) -> str:
+    """The git object id of a blob holding `data`: sha1 of the `blob <size>` header and the bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()

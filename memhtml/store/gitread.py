@@ -15,9 +15,8 @@ from memhtml.contracts.corpus import DirtyEntry, TreeChange
 from memhtml.contracts.errors import GitFailure
 from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import is_memory_path
-from memhtml.store.commit import head_sha
 from memhtml.store.files import LinkedPath, is_regular_file, read_regular_file
-from memhtml.store.gitcmd import run_git
+from memhtml.store.gitcmd import head_sha, run_git
 
 _BUCKETS = ("projects", "areas", "resources", "archive")
 SYMLINK_MODE = "120000"

@@ -6,7 +6,7 @@ One `git log --follow` answers the history; the supersedes chain is read from th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memhtml.store.gitcmd import run_git
 from memhtml.store.gitread import GitCorpusReader
@@ -16,8 +16,7 @@ _FIELD = "\x1f"
 _RECORD = "\x1e"
 
 
-@dataclass(frozen=True, slots=True)
-class Touch:
+class Touch(NamedTuple):
     """One commit in a memory's history, with the path the memory had in it."""
 
     commit: str

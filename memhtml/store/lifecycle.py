@@ -8,8 +8,7 @@ year) the archived copy takes the same `-N` suffix a write would, instead of fai
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError, PathNotFound
 from memhtml.contracts.paths import is_archived_path
@@ -30,15 +29,13 @@ from memhtml.store.transaction import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Retired:
+class Retired(NamedTuple):
     path: str
     archive_path: str
     committed: Committed
 
 
-@dataclass(frozen=True, slots=True)
-class Corrected:
+class Corrected(NamedTuple):
     outcome: str  # written (a new file superseded the target) | updated | unchanged (see correct_memory)
     path: str
     archive_path: str | None
@@ -105,9 +102,7 @@ def correct_memory(
             # The correction's head still applies to the memory that already says it (its type only
             # when the caller named one: the default is the target's, not a statement about this one).
             if not explicit_type:
-                restatement = dataclasses.replace(
-                    restatement, memory_type=parse_memory(successor_text).memory_type or ""
-                )
+                restatement = restatement._replace(memory_type=parse_memory(successor_text).memory_type or "")
             restated = restate(successor_text, restatement, instant)
             successor_text, changed = restated.text, (*restated.changed, "supersedes")
         else:
@@ -160,8 +155,7 @@ def _check_endpoints(rel: str, source: str, parsed: ParsedMemory, destination: s
             )
 
 
-@dataclass(frozen=True, slots=True)
-class TaskMoved:
+class TaskMoved(NamedTuple):
     path: str
     status: str
     archive_path: str | None

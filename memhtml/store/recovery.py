@@ -21,15 +21,13 @@ import base64
 import contextlib
 import json
 import os
-import secrets
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
 from memhtml.contracts.errors import GitFailure, LockTimeout
-from memhtml.store.commit import ZERO_SHA, blob_id
-from memhtml.store.gitcmd import run_git
+from memhtml.store.gitcmd import ZERO_SHA, blob_id, run_git
 from memhtml.store.lock import write_lock
 
 JOURNAL_PREFIX: Final[str] = "memhtml-journal-"
@@ -45,7 +43,7 @@ class JournalFile:
     @classmethod
     def begin(cls, git_dir: Path, creates: Iterable[tuple[str, bytes]], directories: Iterable[str]) -> JournalFile:
         """Record the files the transaction will create and the directories it will make, before any."""
-        name = f"{JOURNAL_PREFIX}{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}"
+        name = f"{JOURNAL_PREFIX}{time.time_ns():020d}-{os.getpid()}-{os.urandom(4).hex()}"
         path = git_dir / name
         handle = path.open("xb")
         journal = cls(path, handle)
@@ -231,7 +229,7 @@ def _blob_of(target: Path) -> str | None:
 
 def _put_back(target: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    temporary = target.with_name(f".{target.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     try:
         with temporary.open("xb") as handle:
             handle.write(data)

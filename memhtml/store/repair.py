@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memhtml.contracts.errors import DirtyTree, MemhtmlError
 from memhtml.contracts.vocabulary import rel_token
@@ -28,16 +28,14 @@ from memhtml.store.transaction import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class DanglingLink:
+class DanglingLink(NamedTuple):
     source: str
     rel: str
     destination: str
     rewrite_to: str | None  # the destination's archived copy, when the index knows one
 
 
-@dataclass(frozen=True, slots=True)
-class LinkRepair:
+class LinkRepair(NamedTuple):
     committed: Committed | None
     rewritten: int
     dropped: int

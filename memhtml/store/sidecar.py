@@ -7,7 +7,6 @@ lock, without touching the user's staging area, and an unchanged file makes no c
 from __future__ import annotations
 
 import os
-import secrets
 
 from memhtml.store.commit import Staged, commit_paths, sync_real_index
 from memhtml.store.files import linked_component, linked_refusal
@@ -25,7 +24,7 @@ def commit_generated_file(store: Store, path: str, text: str, message: str) -> s
             raise linked_refusal(linked, "written")
         previous = target.read_bytes() if target.is_file() else None
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        temporary = target.with_name(f".{target.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
         temporary.write_bytes(data)
         os.replace(temporary, target)
         try:

@@ -7,13 +7,11 @@ call each and leave blob contents to be read in slices.
 
 from __future__ import annotations
 
-import dataclasses
 import fcntl
 import os
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.store.gitread import SYMLINK_MODE, GitCorpusReader, status_records, tree_blobs
 from memhtml.store.lock import LOCK_FILENAME
@@ -26,8 +24,7 @@ BLOB_SLICE: Final[int] = 2000
 _GIT_LOCKS: Final[tuple[str, ...]] = ("index.lock", "HEAD.lock", "packed-refs.lock")
 
 
-@dataclass(frozen=True, slots=True)
-class SurveyedFile:
+class SurveyedFile(NamedTuple):
     """One file under a bucket: its blob id (HEAD's, or the working tree's when it differs) and where
     that version lives."""
 
@@ -37,16 +34,14 @@ class SurveyedFile:
     symlink: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class LeftoverLock:
+class LeftoverLock(NamedTuple):
     """A lock file in `.git` nobody holds: a killed git (or writer) left it, and it blocks the next one."""
 
     name: str
     age_seconds: float
 
 
-@dataclass(frozen=True, slots=True)
-class Survey:
+class Survey(NamedTuple):
     files: list[SurveyedFile]
     deleted: frozenset[str]  # committed paths gone from the working tree
 
@@ -98,7 +93,7 @@ def _read_slice(reader: GitCorpusReader, batch: list[SurveyedFile]) -> list[tupl
             answered.append((item, None))
         elif item.in_worktree_only:
             blob, content = on_disk.get(item.path, ("", None))
-            answered.append((dataclasses.replace(item, blob=blob), content))
+            answered.append((item._replace(blob=blob), content))
         else:
             answered.append((item, committed.get(item.blob)))
     return answered

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import signal
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import NamedTuple
 
 from memhtml.contracts.errors import DirtyTree
 from memhtml.store.commit import (
@@ -25,7 +24,6 @@ from memhtml.store.commit import (
     Landed,
     Staged,
     commit_paths,
-    head_sha,
     index_records,
     sweep_private_indexes,
     sync_real_index,
@@ -38,15 +36,14 @@ from memhtml.store.files import (
     read_regular_file,
     remove_directories,
 )
-from memhtml.store.gitcmd import run_git
+from memhtml.store.gitcmd import head_sha, run_git
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.lock import write_lock
 from memhtml.store.recovery import JournalFile, recover_interrupted_writes
 from memhtml.store.repository import Store
 
 
-@dataclass(frozen=True, slots=True)
-class FileChange:
+class FileChange(NamedTuple):
     """`text` lands at `path`. `source` set: the file moves from there (`git mv`); `rewrite`: `path` is an
     existing committed file replaced in place; neither: a new file."""
 
@@ -56,8 +53,7 @@ class FileChange:
     rewrite: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Committed:
+class Committed(NamedTuple):
     landed: Landed
     index_synced: bool  # whether the user's git index now shows our paths as committed
 
@@ -245,7 +241,7 @@ class _Journal:
         target = self.root / path
         self._refuse_links(path)
         prior = target.read_bytes()
-        temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        temporary = target.with_name(f".{target.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
         data = text.encode("utf-8")
         self.log.rewrite(path, prior, data, temporary.name)
         self.prior.append((path, prior))

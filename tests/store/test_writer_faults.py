@@ -11,8 +11,10 @@ import pytest
 
 from memhtml.operations.write import WriteRequest, write
 from memhtml.store import transaction
-from memhtml.store.commit import commit_paths, head_sha
-from memhtml.store.repository import init_store, open_store
+from memhtml.store.commit import commit_paths
+from memhtml.store.gitcmd import head_sha
+from memhtml.store.initialize import init_store
+from memhtml.store.repository import open_store
 from tests.conftest import git
 
 REQUEST = WriteRequest(title="Interrupted", memory_type="semantic", claim="An interrupt arrived here.")
