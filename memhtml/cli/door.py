@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +17,21 @@ from memhtml.contracts.errors import MemhtmlError
 WRITE_COMMANDS = frozenset({"write", "apply", "batch", "correct", "archive", "link", "task add", "task status"})
 
 
-@dataclass
 class Door:
-    command: str
-    json_mode: bool
-    dense: bool
-    root: Path | None = None
-    status: int = EXIT_OK
-    answered: bool = False
+    """How one command answers: JSON or rendered text, the exit status, and whether it has answered.
+
+    The entry point sets `root` once it has resolved the store the command works on.
+    """
+
+    __slots__ = ("answered", "command", "dense", "json_mode", "root", "status")
+
+    def __init__(self, command: str, json_mode: bool, dense: bool) -> None:
+        self.command = command
+        self.json_mode = json_mode
+        self.dense = dense
+        self.root: Path | None = None
+        self.status = EXIT_OK
+        self.answered = False
 
     def answer(self, response_type: str, data: dict[str, Any], status: int = EXIT_OK) -> None:
         """Answer a result; `status` 3 says some of it was stored and some refused (partial)."""

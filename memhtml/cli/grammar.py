@@ -8,7 +8,6 @@ nothing heavy imported, because `manifest` and `--help` must answer fast.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
 from memhtml.cli.grammar_values import value_problem
@@ -57,14 +56,14 @@ class _FlagToken(NamedTuple):
     stray: str | None = None
 
 
-@dataclass
-class _Tokens:
-    positionals: list[str] = field(default_factory=list)
-    flags: list[_FlagToken] = field(default_factory=list)
+class _Tokens(NamedTuple):
+    """The command line split into words and flags, in order (the lists fill while it is read)."""
+
+    positionals: list[str]
+    flags: list[_FlagToken]
 
 
-@dataclass(frozen=True)
-class Invocation:
+class Invocation(NamedTuple):
     """A command line that passed the grammar. `values` holds this command's flags' raw values.
 
     `command` is None for a bare invocation (answered with the manifest). `help_topic` is the command
@@ -73,8 +72,8 @@ class Invocation:
     """
 
     command: CommandSpec | None
-    positionals: tuple[str, ...] = ()
-    values: dict[str, list[str]] = field(default_factory=dict)
+    positionals: tuple[str, ...]
+    values: dict[str, list[str]]
     dense: bool = False
     repo: str | None = None
     json: bool = False
@@ -167,7 +166,7 @@ def parse_command_line(argv: list[str], *, refuse_env_root: bool, stdout_is_tty:
 
 
 def _tokenize(argv: list[str]) -> _Tokens:
-    tokens = _Tokens()
+    tokens = _Tokens([], [])
     index = 0
     while index < len(argv):
         token = argv[index]

@@ -20,7 +20,13 @@ import pytest
 from memhtml.contracts.errors import ModelUnavailable
 from memhtml.index import static_embedder
 from memhtml.index.embedders import ShippedStaticEmbedder
-from memhtml.index.static_embedder import MODEL_DIRECTORY, StaticEmbedder, UnreadableModelFile, load_static_embedder
+from memhtml.index.static_embedder import (
+    MODEL_DIRECTORY,
+    NpyMatrix,
+    StaticEmbedder,
+    UnreadableModelFile,
+    load_static_embedder,
+)
 
 PARITY_MIN_COSINE = 0.9999
 
@@ -294,3 +300,29 @@ def test_a_tokenizer_whose_vocabulary_is_not_vocab_txt_is_refused_when_first_nee
     model = load_static_embedder(directory)
     with pytest.raises(UnreadableModelFile, match="same vocabulary"):
         model.embed(["an invoice", "was paid twice"])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_a_matrix_numpy_wrote_is_read_row_by_row(tmp_path: Path, dtype: str) -> None:
+    matrix = np.arange(12, dtype=dtype).reshape(3, 4) / 4
+    np.save(tmp_path / "m.npy", matrix)
+    read = NpyMatrix(tmp_path / "m.npy")
+    assert (read.rows, read.columns) == (3, 4)
+    assert [read.row(index) for index in range(3)] == [tuple(float(x) for x in row) for row in matrix]
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.zeros((3, 4)),  # float64
+        np.asfortranarray(np.zeros((3, 4), dtype="float32")),
+        np.zeros(3, dtype="float32"),
+        np.zeros((2, 3, 4), dtype="float32"),
+        np.zeros((3, 4), dtype="int32"),
+    ],
+    ids=["float64", "fortran-order", "one-dimensional", "three-dimensional", "integers"],
+)
+def test_an_array_that_is_not_a_c_order_float_matrix_is_refused(tmp_path: Path, array: np.ndarray) -> None:
+    np.save(tmp_path / "a.npy", array)
+    with pytest.raises(ValueError, match="does not hold a C-order float16/float32 matrix"):
+        NpyMatrix(tmp_path / "a.npy")
