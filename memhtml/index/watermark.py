@@ -16,7 +16,17 @@ def watermark(database: Database) -> tuple[str | None, list[str], bool]:
     return row[0], list(row[1] or []), row[2] is not None
 
 
-def is_fresh(database: Database, reader: CorpusReader) -> bool:
-    """Whether the index already reflects HEAD (dirty files are projected by the next update)."""
+def is_fresh(database: Database, reader: CorpusReader, *, head_seen: str | None = None) -> bool:
+    """Whether the index already reflects HEAD (dirty files are projected by the next update).
+
+    `head_seen` is a HEAD the caller read moments ago and has committed nothing since. An index at that
+    commit is fresh without asking git again: a commit landing in between is one the command would
+    equally have missed by starting a moment earlier. Any other watermark is compared with HEAD as it
+    is now, so a catch-up never aims at an older commit than the index holds.
+    """
     head, _, built = watermark(database)
-    return built and head == reader.head()
+    if not built:
+        return False
+    if head_seen is not None and head == head_seen:
+        return True
+    return head == reader.head()

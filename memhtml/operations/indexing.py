@@ -63,17 +63,24 @@ def follow_with_vectors(database: Database, report: PassReport, *, embed: bool) 
 
 
 @contextmanager
-def fresh_index(store: Store, *, writable: bool = False) -> Iterator[Database]:
+def fresh_index(store: Store, *, writable: bool = False, committed_nothing: bool = False) -> Iterator[Database]:
     """The store's index, caught up with HEAD's commits (not the dirty tree), open for this command.
 
     A fresh index is opened once, read-only, so concurrent readers never block each other; a stale or
-    missing one (or `writable`) is opened read-write and caught up first.
+    missing one (or `writable`) is opened read-write and caught up first. `committed_nothing`: the
+    command has committed nothing since it opened `store`, so an index at the HEAD it opened on is fresh
+    without another `git` process (a command that commits and then reads must leave it False).
     """
     reader = GitCorpusReader(store.root)
     if index_exists(store.root) and not writable:
         with ExitStack() as stack:
             database = stack.enter_context(open_database(store.root, read_only=True))
-            if database.read_only and not pending_migrations(database) and is_fresh(database, reader):
+            head_seen = store.opened_at if committed_nothing else None
+            if (
+                database.read_only
+                and not pending_migrations(database)
+                and is_fresh(database, reader, head_seen=head_seen)
+            ):
                 yield database
                 return
     with open_database(store.root) as database:

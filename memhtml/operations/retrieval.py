@@ -88,7 +88,7 @@ def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     store = open_store(root)
     scope = _scope(store, request, "search")
     query = content_terms(parse_query(request.query))
-    with fresh_index(store) as database:
+    with fresh_index(store, committed_nothing=True) as database:
         semantic = query_vector(database, request.query) if query.terms else SemanticSide(None, 0.0, True)
         fused, arms = fused_search(database, query, scope, pool=request.limit * MMR_POOL_FACTOR, vector=semantic.vector)
         # MMR without vectors keeps the fused order, so hits stay sorted by their score. With vectors its
@@ -118,7 +118,7 @@ def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     store = open_store(root)
     scope = _scope(store, request, "recall")
     query = content_terms(parse_query(request.query))
-    with fresh_index(store) as database:
+    with fresh_index(store, committed_nothing=True) as database:
         semantic = query_vector(database, request.query) if query.terms else SemanticSide(None, 0.0, True)
         fused, _ = fused_search(database, query, scope, pool=RECALL_CANDIDATES, vector=semantic.vector)
         details = hydrate(database, [hit.path for hit in fused])

@@ -27,10 +27,15 @@ EXCLUDE_LINES: Final[tuple[str, ...]] = (
 
 
 class Store(NamedTuple):
-    """An opened store: its resolved root and the git directory holding the lock and private indexes."""
+    """An opened store: its resolved root and the git directory holding the lock and private indexes.
+
+    `opened_at` is the commit HEAD named when the store was opened (None for a store being created). A
+    command that has committed nothing since may take it as HEAD instead of asking git again.
+    """
 
     root: Path
     git_dir: Path
+    opened_at: str | None = None
 
 
 def git_locations(root: Path) -> tuple[Path, Path] | None:
@@ -39,8 +44,8 @@ def git_locations(root: Path) -> tuple[Path, Path] | None:
     return None if located is None else located[:2]
 
 
-def _git_locations_and_head(root: Path, *, with_head: bool = True) -> tuple[Path, Path, bool] | None:
-    """(toplevel, git dir, whether HEAD names a commit) of the repository containing `root`, or None
+def _git_locations_and_head(root: Path, *, with_head: bool = True) -> tuple[Path, Path, str | None] | None:
+    """(toplevel, git dir, the commit HEAD names or None) of the repository containing `root`, or None
     when it is not in one. One `git` process answers all three for a store with a first commit (every
     command opens a store, so the second process it used to cost is saved on each)."""
     arguments = ["rev-parse", "--show-toplevel", "--git-dir"]
@@ -51,11 +56,12 @@ def _git_locations_and_head(root: Path, *, with_head: bool = True) -> tuple[Path
             return None
         # An unborn HEAD fails the combined question; ask again without it.
         located = _git_locations_and_head(root, with_head=False)
-        return None if located is None else (located[0], located[1], head_sha(root) is not None)
+        return None if located is None else (located[0], located[1], head_sha(root))
     lines = completed.stdout.decode("utf-8", "surrogateescape").splitlines()
     toplevel, git_dir = lines[:2]
     git_path = Path(git_dir)
-    return Path(toplevel), git_path if git_path.is_absolute() else root / git_path, with_head and len(lines) > 2
+    head = lines[2] if with_head and len(lines) > 2 else None
+    return Path(toplevel), git_path if git_path.is_absolute() else root / git_path, head
 
 
 def open_store(root: Path) -> Store:
@@ -67,7 +73,7 @@ def open_store(root: Path) -> Store:
     located = _git_locations_and_head(resolved)
     if located is None:
         raise NotAStore(f"no memory store at {root}: it is not a git repository", suggestion)
-    toplevel, git_dir, has_commit = located
+    toplevel, git_dir, head = located
     if toplevel.resolve() != resolved:
         raise NotAStore(
             f"no memory store at {root}: it sits inside another git repository rather than being one",
@@ -75,9 +81,9 @@ def open_store(root: Path) -> Store:
         )
     if not all((resolved / bucket).is_dir() for bucket in PARA_BUCKETS):
         raise NotAStore(f"no memory store at {root}: the PARA buckets are missing", suggestion)
-    if not has_commit:
+    if head is None:
         raise NotAStore(f"no memory store at {root}: its first commit is missing (init did not finish)", suggestion)
-    store = Store(root=resolved, git_dir=git_dir.resolve())
+    store = Store(root=resolved, git_dir=git_dir.resolve(), opened_at=head)
     ensure_excluded(store)
     recover_if_idle(store.root, store.git_dir)  # a writer killed outright: put its tree back first
     return store
