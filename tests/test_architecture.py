@@ -102,6 +102,15 @@ def test_immutable_records_are_named_tuples() -> None:
     assert _frozen_dataclasses_without_fields() == []
 
 
+def test_the_everyday_commands_never_import_dataclasses(store_root: Path) -> None:
+    # `dataclasses` imports inspect, ast, dis and tokenize (≈8 ms) before defining anything.
+    store = str(store_root)
+    write = ("write", "--repo", store, "--title", "Pool", "--type", "semantic", "--claim", "The pool holds 64.")
+    for command in (write, ("search", "pool", "--repo", store), ("index", "update", "--repo", store)):
+        loaded = imported_modules(*command)
+        assert "dataclasses" not in loaded, command
+
+
 def test_a_search_loads_neither_the_commit_machinery_nor_the_recall_fold(store_root: Path) -> None:
     store = str(store_root)
     imported_modules("search", "anything", "--repo", store)  # the first builds the index

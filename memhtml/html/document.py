@@ -7,7 +7,8 @@ is recomputed from the article rather than trusted from the head.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from memhtml.contracts.vocabulary import META_PREFIX, rel_from_token
 from memhtml.html.extract import ArticleFacts, extract_article
@@ -25,8 +26,7 @@ from memhtml.html.serialize import serialize_nodes
 from memhtml.html.tree import Element, Text, iter_elements
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedMemory:
+class ParsedMemory(NamedTuple):
     """One memory file as read. `content_hash` is recomputed; `stated_content_hash` is the head's claim."""
 
     title: str
@@ -55,9 +55,9 @@ class ParsedMemory:
     needs_revision: bool | None = None
     task_status: str | None = None
     due: str | None = None
-    entities: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    aliases: list[str] = field(default_factory=list)
+    entities: Sequence[str] = ()
+    tags: Sequence[str] = ()
+    aliases: Sequence[str] = ()
 
     def meta(self, name: str) -> str | None:
         """The first value of meta `name` (the reference's `single()`), or None when absent."""

@@ -7,8 +7,7 @@ direct `<dt>`/`<dd>` children.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Final, NamedTuple, TypeVar
 
 from memhtml.contracts.vocabulary import GIST_EXCLUDED_ELEMENTS, INLINE_ELEMENTS
@@ -31,19 +30,18 @@ class Citation(NamedTuple):
     href: str | None  # `<q cite>` only; `<cite>` never carries one
 
 
-@dataclass(frozen=True, slots=True)
-class ArticleFacts:
+class ArticleFacts(NamedTuple):
     """Derived fields of one article; facets and citations deduped (first wins) as the index stores them."""
 
     canonical_text: str
     body_text: str
     gist: str
     event_at: str | None
-    summaries: list[str] = field(default_factory=list)
-    facets: list[Facet] = field(default_factory=list)
-    citations: list[Citation] = field(default_factory=list)
-    defined_terms: list[str] = field(default_factory=list)
-    code_langs: list[str] = field(default_factory=list)
+    summaries: Sequence[str] = ()
+    facets: Sequence[Facet] = ()
+    citations: Sequence[Citation] = ()
+    defined_terms: Sequence[str] = ()
+    code_langs: Sequence[str] = ()
     disclosure_text: str = ""
 
     @property

@@ -8,6 +8,7 @@ line inside a code block from splitting it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 from memhtml.html.escaping import escape_attribute, escape_text
@@ -40,12 +41,12 @@ def parse_fence(paragraph: str) -> Fence | None:
     return Fence(code=match.group(3) or "", lang=lang)
 
 
-def prose_article(claim: str, bodies: list[str]) -> str:
+def prose_article(claim: str, bodies: Sequence[str]) -> str:
     """Canonical article inner HTML for a claim and its body paragraphs (blank ones dropped)."""
     return canonical_article(prose_markup(claim, bodies))
 
 
-def prose_markup(claim: str, bodies: list[str]) -> str:
+def prose_markup(claim: str, bodies: Sequence[str]) -> str:
     """The article markup for a claim and its paragraphs, as generated: usually canonical already, but
     only a parse can prove it (a CR or NUL in the text, for one, is rewritten by the parser)."""
     items = [text for body in bodies if (text := js_trim(body))]

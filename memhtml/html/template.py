@@ -6,7 +6,8 @@ and a single trailing newline. Rendering is pure; callers stamp `content_hash` (
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from memhtml.contracts.vocabulary import META_ORDER
 from memhtml.html.escaping import escape_attribute, escape_text
@@ -27,8 +28,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryHead:
+class MemoryHead(NamedTuple):
     """Everything a memory file's `<head>` states. None (or an empty repeatable) means the line is omitted."""
 
     title: str
@@ -51,10 +51,10 @@ class MemoryHead:
     needs_revision: bool | None = None
     task_status: str | None = None
     due: str | None = None
-    entities: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    aliases: list[str] = field(default_factory=list)
-    links: list[tuple[str, str]] = field(default_factory=list)  # (rel token e.g. memhtml-relates-to, href)
+    entities: Sequence[str] = ()
+    tags: Sequence[str] = ()
+    aliases: Sequence[str] = ()
+    links: Sequence[tuple[str, str]] = ()  # (rel token e.g. memhtml-relates-to, href)
 
     def meta_pairs(self) -> list[tuple[str, str]]:
         """The (name, content) meta lines in META_ORDER, values rendered as the reference writes them."""

@@ -7,34 +7,67 @@ Traversals are iterative, because hand-written or generated files can nest deepe
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 
 
-@dataclass(slots=True)
 class Text:
     """A text node; `data` is already entity-decoded."""
 
-    data: str
+    __slots__ = ("data",)
+
+    def __init__(self, data: str) -> None:
+        self.data = data
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Text and other.data == self.data
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value and mutable: unhashable, like a list
+
+    def __repr__(self) -> str:
+        return f"Text({self.data!r})"
 
 
-@dataclass(slots=True)
 class Comment:
     """A comment node; `data` is what sat between `<!--` and `-->`."""
 
-    data: str
+    __slots__ = ("data",)
+
+    def __init__(self, data: str) -> None:
+        self.data = data
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Comment and other.data == self.data
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Comment({self.data!r})"
 
 
-@dataclass(slots=True, eq=False)
 class Element:
-    """An element with its attributes in source order (names as the parser normalized them)."""
+    """An element with its attributes in source order (names as the parser normalized them).
 
-    tag: str
-    attrs: list[tuple[str, str]] = field(default_factory=list)
-    children: list[Node] = field(default_factory=list)
-    parent: Element | None = field(default=None, repr=False)
-    # Only a <template> has content: inert markup that is serialized but is not part of the tree
-    # (a browser's textContent and selectors never reach it, and neither do our walks).
-    template_content: list[Node] | None = field(default=None, repr=False)
+    Compared by identity: two elements are the same node, not two equal subtrees.
+    """
+
+    __slots__ = ("attrs", "children", "parent", "tag", "template_content")
+
+    def __init__(
+        self,
+        tag: str,
+        attrs: list[tuple[str, str]] | None = None,
+        children: list[Node] | None = None,
+        parent: Element | None = None,
+    ) -> None:
+        self.tag = tag
+        self.attrs = attrs if attrs is not None else []
+        self.children = children if children is not None else []
+        self.parent = parent
+        # Only a <template> has content: inert markup that is serialized but is not part of the tree
+        # (a browser's textContent and selectors never reach it, and neither do our walks).
+        self.template_content: list[Node] | None = None
+
+    def __repr__(self) -> str:
+        return f"Element({self.tag!r}, {self.attrs!r}, {self.children!r})"
 
     def get(self, name: str) -> str | None:
         """The value of attribute `name`, or None when the element does not carry it."""

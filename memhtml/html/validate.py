@@ -7,8 +7,8 @@ never stops at the first problem and never repairs anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from memhtml.contracts.instants import is_sortable_instant
 from memhtml.contracts.vocabulary import (
@@ -40,10 +40,9 @@ _CLAIM_CONTAINERS = frozenset({"p", "li"})
 _TIME_TEXT_UNITS = 40
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryCheck:
-    violations: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+class MemoryCheck(NamedTuple):
+    violations: Sequence[str] = ()
+    warnings: Sequence[str] = ()
 
     @property
     def ok(self) -> bool:

@@ -8,7 +8,6 @@ catch-up costs what changed, not the corpus.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from memhtml.contracts.corpus import CorpusReader, TreeChange
@@ -23,26 +22,19 @@ from memhtml.index.watermark import watermark
 REBUILD_SLICE: Final[int] = 2000
 
 
-@dataclass
 class PassReport:
-    """What one rebuild or update pass did."""
+    """What one rebuild or update pass did; the pass and the vector step after it fill it in."""
 
-    mode: str
-    head_sha: str | None
-    added: int = 0
-    modified: int = 0
-    removed: int = 0
-    renamed: int = 0
-    dirty: int = 0
-    files_indexed: int = 0
-    skipped: list[SkippedFile] = field(default_factory=list)
-    renames: list[tuple[str, str]] = field(default_factory=list)
-    # Content hashes of the rows this pass (re)projected: the only texts that can lack a vector now.
-    projected_hashes: set[str] = field(default_factory=set)
-    embeddings_written: int = 0
-    embeddings_preserved: int = 0
-    embeddings_pruned: int = 0
-    warnings: list[dict[str, Any]] = field(default_factory=list)
+    def __init__(self, mode: str, head_sha: str | None) -> None:
+        self.mode = mode
+        self.head_sha = head_sha
+        self.added = self.modified = self.removed = self.renamed = self.dirty = self.files_indexed = 0
+        self.skipped: list[SkippedFile] = []
+        self.renames: list[tuple[str, str]] = []
+        # Content hashes of the rows this pass (re)projected: the only texts that can lack a vector now.
+        self.projected_hashes: set[str] = set()
+        self.embeddings_written = self.embeddings_preserved = self.embeddings_pruned = 0
+        self.warnings: list[dict[str, Any]] = []
 
     @property
     def unchanged(self) -> bool:

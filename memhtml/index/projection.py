@@ -6,7 +6,6 @@ pure: the same path, blob and bytes always give the same rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from memhtml.contracts.paths import is_archived_path, original_path_for
@@ -17,8 +16,7 @@ from memhtml.html.document import ParsedMemory
 from memhtml.html.validate import inspect_memory
 
 
-@dataclass(frozen=True)
-class FileProjection:
+class FileProjection(NamedTuple):
     """Everything the index stores for one memory file."""
 
     path: str
@@ -28,7 +26,7 @@ class FileProjection:
     facets: list[tuple[str, str, float | None]]
     citations: list[tuple[str, str | None]]
     edges: list[tuple[str, str, str]]  # (rel, dst_path, edge_class)
-    terms: dict[str, int] = field(default_factory=dict)
+    terms: dict[str, int]
 
 
 class SkippedFile(NamedTuple):

@@ -8,8 +8,7 @@ store's own rules (memory paths, status against bucket, the stated content hash,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.limits import MAX_MEMORY_BYTES
 from memhtml.contracts.paths import is_archived_path, path_problem
@@ -24,15 +23,14 @@ SYMLINK_REASON: Final[str] = "a symbolic link: memories are plain files, and a l
 FileItem = tuple[str, str, bool, bool, bytes | None]
 
 
-@dataclass(frozen=True)
-class FileVerdict:
+class FileVerdict(NamedTuple):
     path: str
     blob: str
     in_worktree_only: bool
     memory: bool  # a path that can hold a memory (the index projects it when it has no violations)
-    violations: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    unsafe: list[dict[str, Any]] = field(default_factory=list)  # {reason, code, line?}; never a secret's value
+    violations: Sequence[str] = ()
+    warnings: Sequence[str] = ()
+    unsafe: Sequence[dict[str, Any]] = ()  # {reason, code, line?}; never a secret's value
     stray_reason: str | None = None  # an `.html` file or a symlink in a bucket that is no memory
     status: str | None = None
     status_mismatch: bool = False

@@ -7,7 +7,6 @@ a failed command). Every answer says whether something was stored.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -93,8 +92,7 @@ def correct(
     moment = _moment(now)
     instant = format_instant(moment)
     _, current = committed_memory(store, target)
-    carried = dataclasses.replace(
-        request,
+    carried = request._replace(
         memory_type=request.memory_type or (current.memory_type or "semantic"),
         tags=list(dict.fromkeys([*current.tags, *request.tags])),
         entities=list(dict.fromkeys([*current.entities, *request.entities])),

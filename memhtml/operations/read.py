@@ -4,6 +4,7 @@ and the pinned read of a memory as a commit holds it (a citation that cannot mov
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -55,7 +56,7 @@ def read(
     return detail
 
 
-def memory_detail(path: str, memory: ParsedMemory, warnings: list[str]) -> dict[str, object]:
+def memory_detail(path: str, memory: ParsedMemory, warnings: Sequence[str]) -> dict[str, object]:
     metas: dict[str, object] = {
         "memoryType": memory.memory_type,
         "status": memory.status,

@@ -10,7 +10,6 @@ first call stores nothing unscreened. Refusals never echo a secret.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -143,7 +142,7 @@ def screen_request(request: WriteRequest) -> tuple[WriteRequest, Screened]:
     if plainly_clear("\n".join(_texts_of(request))):
         return request, Screened()
     screen = _Screen(redact=request.redact, strip_invisible=request.strip_invisible)
-    screened = dataclasses.replace(request, **_request_texts(screen, request))
+    screened = request._replace(**_request_texts(screen, request))
     return screened, screen.finish()
 
 

@@ -7,12 +7,10 @@ whether anything was stored.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -40,20 +38,19 @@ if TYPE_CHECKING:
     from memhtml.operations.nearduplicates import NearDuplicateReport
 
 
-@dataclass(frozen=True)
-class WriteRequest:
+class WriteRequest(NamedTuple):
     """One memory as a caller states it; values are already range-checked by the door."""
 
     title: str
     memory_type: str
     claim: str | None = None
-    bodies: list[str] = field(default_factory=list)
+    bodies: Sequence[str] = ()
     article_html: str | None = None
     path: str | None = None
     strict_path: bool = False
     workspace: str | None = None
-    tags: list[str] = field(default_factory=list)
-    entities: list[str] = field(default_factory=list)
+    tags: Sequence[str] = ()
+    entities: Sequence[str] = ()
     importance: int | None = None
     confidence: float | None = None
     session_id: str | None = None
@@ -77,8 +74,7 @@ class WriteRequest:
         )
 
 
-@dataclass(frozen=True)
-class WriteReport:
+class WriteReport(NamedTuple):
     """The answer to a write: `stored` and `outcome` first, then the original's `memory.written` fields."""
 
     stored: bool
@@ -92,7 +88,7 @@ class WriteReport:
     changed: tuple[str, ...] = ()
     conflicts: list[dict[str, Any]] | None = None  # None: not asked for (or the index was unreadable)
     near_duplicates: NearDuplicateReport | None = None  # None: not asked for
-    screened: Screened = field(default_factory=Screened)
+    screened: Screened = Screened()
 
     def as_data(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -160,7 +156,7 @@ def render_checked(
             digest = parsed.content_hash
             text = text.replace(_PENDING_HASH_LINE, meta_line("memhtml-content-hash", digest), 1)
             metas = [(name, digest if name == "memhtml-content-hash" else value) for name, value in parsed.metas]
-            parsed = dataclasses.replace(parsed, stated_content_hash=digest, metas=metas)
+            parsed = parsed._replace(stated_content_hash=digest, metas=metas)
             return _placed(request, now, text, digest), parsed
     markup = (
         request.article_html if request.article_html is not None else prose_article(request.claim or "", request.bodies)
@@ -174,7 +170,7 @@ def render_checked(
     if request.article_html is None:
         _refuse_violations(check.violations)
     else:
-        _refuse_violations(check.violations + markup_problems(parsed.article_inner_html))
+        _refuse_violations([*check.violations, *markup_problems(parsed.article_inner_html)])
         refuse_unscreened_article(parsed.article_inner_html)
     return _placed(request, now, file_text, digest), parsed
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -72,24 +71,37 @@ class PlannedOp(NamedTuple):
     supersedes: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
 class OpOutcome:
-    outcome: str  # written | unchanged | updated | refused | skipped | consolidated
-    path: str | None = None
-    changed: tuple[str, ...] = ()
-    error: MemhtmlError | None = None
-    superseded: list[str] = field(default_factory=list)  # archive paths of the memories this op displaced
+    """What became of one op; the batch settles it as the plan goes (a refusal can turn the rest to
+    `skipped`, a later op can supersede what an earlier one wrote)."""
+
+    __slots__ = ("changed", "error", "outcome", "path", "superseded")
+
+    def __init__(
+        self,
+        outcome: str,  # written | unchanged | updated | refused | skipped | consolidated
+        path: str | None = None,
+        changed: tuple[str, ...] = (),
+        error: MemhtmlError | None = None,
+    ) -> None:
+        self.outcome = outcome
+        self.path = path
+        self.changed = changed
+        self.error = error
+        self.superseded: list[str] = []  # archive paths of the memories this op displaced
+
+    def __repr__(self) -> str:
+        return f"OpOutcome({self.outcome!r}, path={self.path!r}, changed={self.changed!r})"
 
     @property
     def stored(self) -> bool:
         return self.outcome in ("written", "updated")
 
 
-@dataclass(frozen=True, slots=True)
-class BatchStored:
+class BatchStored(NamedTuple):
     outcomes: list[OpOutcome]
     committed: Committed | None  # None: nothing to commit (all unchanged, refused, a dry run)
-    touched: list[str] = field(default_factory=list)  # paths written or rewritten, in first-touch order
+    touched: Sequence[str] = ()  # paths written or rewritten, in first-touch order
 
 
 def store_batch(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -179,7 +177,7 @@ claims = st.text(_TEXT_ALPHABET, min_size=1, max_size=30).filter(lambda claim: c
 @given(memory_heads(), claims, st.lists(plain_text, max_size=3))
 def test_rendered_file_parses_back_to_its_head(head: MemoryHead, claim: str, bodies: list[str]) -> None:
     article, digest = finish_article(prose_article(claim, bodies))
-    head = replace(head, content_hash=digest)
+    head = head._replace(content_hash=digest)
     text = render_memory_file(head, article)
     memory = parse_memory(text)
     assert memory.title == head.title
@@ -224,7 +222,7 @@ def test_head_edits_never_move_the_hash_or_touch_the_article(
     head: MemoryHead, claim: str, edits: list[tuple[str, str, str | None]]
 ) -> None:
     article, digest = finish_article(prose_article(claim, []))
-    original = render_memory_file(replace(head, content_hash=digest), article)
+    original = render_memory_file(head._replace(content_hash=digest), article)
     text = original
     for kind, key, value in edits:
         if kind == "set" and value is not None:
