@@ -247,7 +247,8 @@ def open_database(root: Path, *, read_only: bool = False, lock_wait: float = LOC
         raise
     try:
         _attach_with_retry(connection, state_file, read_only, lock_wait)
-        if not read_only:
+        # One statement tells an up-to-date pair of files (every read-write open) from one that needs work.
+        if not read_only and pending_migrations(database):
             apply_migrations(database, "main", migrations_root() / "index")
             apply_migrations(database, "state", migrations_root() / "state")
         yield database
