@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from memhtml.contracts.errors import GitFailure
-from memhtml.store.gitread import GitCorpusReader
+from memhtml.store.gitread import GitCorpusReader, status_records
 from tests.conftest import git, run_cli
+
+BUCKETS = ("projects", "areas", "resources", "archive")
 
 
 def write_memory(root: Path, title: str) -> str:
@@ -59,3 +61,34 @@ def test_a_head_that_moved_after_the_scan_began_is_scanned_again(store_root: Pat
     git(store_root, "reset", "-q", "--soft", "HEAD~1")
     reader.head()  # the HEAD the caller indexes, read as `update` reads it
     assert [(entry.path, entry.deleted) for entry in reader.dirty()] == [(written, False)]
+
+
+def test_the_two_process_scan_answers_what_one_git_status_does(store_root: Path) -> None:
+    edited, removed = write_memory(store_root, "Edited fact"), write_memory(store_root, "Removed fact")
+    staged_then_edited = write_memory(store_root, "Staged fact")
+    (store_root / edited).write_text((store_root / edited).read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    (store_root / removed).unlink()
+    text = (store_root / edited).read_text(encoding="utf-8")
+    nested = store_root / "projects" / "new-project" / "notes"
+    nested.mkdir(parents=True)
+    (nested / "untracked.html").write_text(text, encoding="utf-8")
+    (store_root / "areas" / "added.html").write_text(text, encoding="utf-8")
+    git(store_root, "add", "areas/added.html")
+    (store_root / staged_then_edited).write_text(text + "x", encoding="utf-8")
+    git(store_root, "add", staged_then_edited)
+    (store_root / staged_then_edited).write_text(text + "y", encoding="utf-8")
+    with (store_root / ".git" / "info" / "exclude").open("a", encoding="utf-8") as exclude:
+        exclude.write("areas/ignored-*.html\n")
+    (store_root / "areas" / "ignored-draft.html").write_text(text, encoding="utf-8")
+    (store_root / "outside-the-buckets.html").write_text(text, encoding="utf-8")
+
+    output = git(store_root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *BUCKETS)
+    expected = sorted((record[:2], record[3:]) for record in output.split("\0") if record)
+    assert sorted(status_records(store_root)) == expected
+    assert {path for _, path in expected} == {
+        edited,
+        removed,
+        staged_then_edited,
+        "areas/added.html",
+        "projects/new-project/notes/untracked.html",
+    }
