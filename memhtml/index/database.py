@@ -8,6 +8,7 @@ retried with bounded jittered backoff so a command never fails because another o
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import re
 import time
@@ -232,9 +233,9 @@ def open_database(root: Path, *, read_only: bool = False, lock_wait: float = LOC
     """Open (creating and migrating on first use) both planes of the store at `root`, then close.
     While another process holds a file, retry for up to `lock_wait` seconds (0: try once)."""
     index_file, state_file = database_paths(root)
-    if read_only and not (index_file.exists() and state_file.exists()):
-        read_only = False  # a first open must create and migrate
-    index_file.parent.mkdir(parents=True, exist_ok=True)
+    if not (index_file.exists() and state_file.exists()):
+        index_file.parent.mkdir(parents=True, exist_ok=True)
+        _publish_missing({index_file: "index", state_file: "state"})
     shared = bool(_shared_instance)
     connection = (_attach_shared if shared else _connect_with_retry)(index_file, read_only, lock_wait)
     try:
@@ -254,6 +255,36 @@ def open_database(root: Path, *, read_only: bool = False, lock_wait: float = LOC
         yield database
     finally:
         database.close()
+
+
+def _publish_missing(planes: Mapping[Path, str]) -> None:
+    """Create each missing database file whole: built and migrated under a private name, then linked
+    into place. DuckDB reads a file's header before it takes the file's lock, so a process opening a
+    file that another one is still creating fails ("not a valid DuckDB database file"); a published
+    file is complete from its first byte. Processes that create at once each build a copy; the first
+    link wins and the others drop theirs."""
+    for target, plane in planes.items():
+        if target.exists():
+            continue
+        private = target.with_name(f"{target.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
+        try:
+            connection = duckdb.connect(str(private))
+            try:
+                apply_migrations(Database(connection, False), "main", migrations_root() / plane)
+                connection.execute("CHECKPOINT")  # everything in the file itself, no write-ahead log
+            finally:
+                connection.close()
+            try:
+                os.link(private, target)
+            except FileExistsError:
+                pass  # another process published it first
+            except OSError:  # a file system without hard links: a rename publishes it as whole
+                if not target.exists():
+                    os.rename(private, target)
+        except duckdb.Error as error:
+            raise StorageFailure("the index files could not be created", ["retry the same command"]) from error
+        finally:
+            private.unlink(missing_ok=True)
 
 
 def apply_migrations(database: Database, schema: str, directory: Path) -> list[str]:
