@@ -268,10 +268,13 @@ def _publish_missing(planes: Mapping[Path, str]) -> None:
             continue
         private = target.with_name(f"{target.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
         try:
-            connection = duckdb.connect(str(private))
+            # Attached under the name a regular open gives it, so a migration reads the same either way.
+            connection = duckdb.connect()
             try:
+                connection.execute(f"ATTACH '{_sql_string(str(private))}' AS \"{plane}\"")
+                connection.execute(f'USE "{plane}"')
                 apply_migrations(Database(connection, False), "main", migrations_root() / plane)
-                connection.execute("CHECKPOINT")  # everything in the file itself, no write-ahead log
+                connection.execute(f'CHECKPOINT "{plane}"')  # everything in the file itself, no write-ahead log
             finally:
                 connection.close()
             try:
@@ -282,9 +285,10 @@ def _publish_missing(planes: Mapping[Path, str]) -> None:
                 if not target.exists():
                     os.rename(private, target)
         except duckdb.Error as error:
-            raise StorageFailure("the index files could not be created", ["retry the same command"]) from error
+            raise StorageFailure(f"the {plane} database could not be created", ["retry the same command"]) from error
         finally:
             private.unlink(missing_ok=True)
+            private.with_name(private.name + ".wal").unlink(missing_ok=True)  # left only by a failed build
 
 
 def apply_migrations(database: Database, schema: str, directory: Path) -> list[str]:

@@ -3,11 +3,16 @@ once (real processes, real DuckDB with the shipped migrations)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
+import pytest
+
+from memhtml.contracts.errors import StorageFailure
+from memhtml.index import database as database_module
 from memhtml.index.database import database_paths, open_database
 from tests.conftest import run_cli
 
@@ -56,3 +61,34 @@ def test_files_created_by_many_threads_at_once_are_one_migrated_pair(tmp_path: P
         assert database.rows("SELECT id FROM index_state") == [(1,)]
         assert database.value('SELECT count(*) FROM "state".schema_migrations') >= 1
     assert sorted(path.name for path in index_file.parent.iterdir()) == [index_file.name, state_file.name]
+
+
+@pytest.fixture
+def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the shipped migrations that the test may add to."""
+    root = tmp_path / "migrations"
+    shutil.copytree(database_module.migrations_root(), root)
+    monkeypatch.setattr(database_module, "migrations_root", lambda: root)
+    return root
+
+
+@pytest.mark.parametrize("plane", ["index", "state"])
+def test_a_migration_naming_its_plane_runs_when_the_file_is_created(tmp_path: Path, shipped: Path, plane: str) -> None:
+    # Migrations may name their plane's catalog: a file being created runs them as an existing one does.
+    qualified = "main.probe" if plane == "index" else "state.probe"
+    (shipped / plane / "0099_probe.sql").write_text(f"CREATE TABLE {qualified} (id INTEGER);\n", encoding="utf-8")
+    with open_database(tmp_path / "store") as database:
+        assert database.value(f"SELECT count(*) FROM {'main' if plane == 'index' else 'state'}.probe") == 0
+
+
+@pytest.mark.parametrize("plane", ["index", "state"])
+def test_a_file_that_cannot_be_created_leaves_nothing_behind(tmp_path: Path, shipped: Path, plane: str) -> None:
+    (shipped / plane / "0099_broken.sql").write_text("CREATE TABLE broken (;\n", encoding="utf-8")
+    store = tmp_path / "store"
+    with pytest.raises(StorageFailure), open_database(store):
+        pass
+    index_file, state_file = database_paths(store)
+    left = sorted(path.name for path in index_file.parent.iterdir())
+    # The other plane may have been created whole; the broken one is not there, half-made or otherwise.
+    assert (index_file if plane == "index" else state_file).name not in left
+    assert all(name in (index_file.name, state_file.name) for name in left), left
