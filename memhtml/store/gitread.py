@@ -87,7 +87,7 @@ class _StatusScan:
     def _scan(self, root: Path) -> None:
         try:
             self._head = head_sha(root)
-            self._records = list(status_records(root))
+            self._records = status_records(root)
         except BaseException as error:  # handed to the caller of `records`, in its thread
             self._error = error
 
@@ -192,7 +192,7 @@ class GitCorpusReader:
             indexed = self._head_read[0] if self._head_read is not None else head_sha(self.root)
             records = scanned if scanned_at == indexed else None
         if records is None:
-            records = list(status_records(self.root))
+            records = status_records(self.root)
         return [
             DirtyEntry(path, deleted="D" in code or not is_regular_file(self.root, path))
             for code, path in records

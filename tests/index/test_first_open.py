@@ -3,7 +3,6 @@ once (real processes, real DuckDB with the shipped migrations)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import threading
@@ -12,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from memhtml.contracts.errors import StorageFailure
-from memhtml.index import database as database_module
 from memhtml.index.database import database_paths, open_database
 from tests.conftest import run_cli
 
@@ -61,15 +59,6 @@ def test_files_created_by_many_threads_at_once_are_one_migrated_pair(tmp_path: P
         assert database.rows("SELECT id FROM index_state") == [(1,)]
         assert database.value('SELECT count(*) FROM "state".schema_migrations') >= 1
     assert sorted(path.name for path in index_file.parent.iterdir()) == [index_file.name, state_file.name]
-
-
-@pytest.fixture
-def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the shipped migrations that the test may add to."""
-    root = tmp_path / "migrations"
-    shutil.copytree(database_module.migrations_root(), root)
-    monkeypatch.setattr(database_module, "migrations_root", lambda: root)
-    return root
 
 
 @pytest.mark.parametrize("plane", ["index", "state"])

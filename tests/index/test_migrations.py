@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from memhtml.index import database as database_module
 from memhtml.index.database import open_database, pending_migrations
-
-
-@pytest.fixture
-def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the shipped migrations that the test may add to."""
-    root = tmp_path / "migrations"
-    shutil.copytree(database_module.migrations_root(), root)
-    monkeypatch.setattr(database_module, "migrations_root", lambda: root)
-    return root
 
 
 def _pending(store: Path) -> bool:
