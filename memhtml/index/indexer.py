@@ -31,8 +31,8 @@ class PassReport:
         self.added = self.modified = self.removed = self.renamed = self.dirty = self.files_indexed = 0
         self.skipped: list[SkippedFile] = []
         self.renames: list[tuple[str, str]] = []
-        # Content hashes of the rows this pass (re)projected: the only texts that can lack a vector now.
-        self.projected_hashes: set[str] = set()
+        # The paths this pass (re)projected: the only memories whose text can lack a vector now.
+        self.projected_paths: set[str] = set()
         self.embeddings_written = self.embeddings_preserved = self.embeddings_pruned = 0
         self.warnings: list[dict[str, Any]] = []
 
@@ -211,7 +211,7 @@ def _store(
     database: Database, projections: Sequence[FileProjection], report: PassReport, *, bulk: bool = False
 ) -> None:
     report.skipped += store_projections(database, projections, bulk=bulk)
-    report.projected_hashes.update(str(projection.row["content_hash"]) for projection in projections)
+    report.projected_paths.update(projection.path for projection in projections)
 
 
 def _project_all(items: Iterable[tuple[str, str, bytes | None]], now: str, report: PassReport) -> list[FileProjection]:

@@ -66,21 +66,21 @@ class EmbedOutcome(NamedTuple):
     warning: dict[str, Any] | None = None
 
 
-def embed_after_pass(database: Database, among: Collection[str] | None) -> EmbedOutcome:
-    """Embed the texts a pass projected (`among`; `None`: every text without a vector). Never raises for
+def embed_after_pass(database: Database, paths: Collection[str] | None) -> EmbedOutcome:
+    """Embed the texts of the memories a pass stored (`paths`; `None`: every text without a vector). Never raises for
     a model or space problem: the pass that precedes it has landed, so that becomes a warning."""
     space = configured_space()
     if space is None:
         return EmbedOutcome(0)
     try:
         check_space(database, space)
-        pending = pending_texts(database, among)
+        pending = pending_texts(database, paths)
         if not pending:
             return EmbedOutcome(0)  # the model is not even loaded
         embedder = configured_embedder()
         if embedder is None:
             return EmbedOutcome(0)
-        return EmbedOutcome(embed_pending(database, embedder, among=among, pending=pending))
+        return EmbedOutcome(embed_pending(database, embedder, paths=paths, pending=pending))
     except (EmbedSpaceMismatch, ModelUnavailable) as error:
         return EmbedOutcome(0, _embedding_warning(error))
 

@@ -56,7 +56,7 @@ def follow_with_vectors(database: Database, report: PassReport, *, embed: bool) 
     if report.mode == "rebuild" or report.removed or report.modified or report.dirty:
         report.embeddings_pruned = prune_vectors(database)
     if embed:
-        outcome = embed_after_pass(database, None if report.mode == "rebuild" else report.projected_hashes)
+        outcome = embed_after_pass(database, None if report.mode == "rebuild" else report.projected_paths)
         report.embeddings_written += outcome.written
         if outcome.warning is not None:
             report.warnings.append(outcome.warning)

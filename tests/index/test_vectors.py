@@ -15,8 +15,9 @@ import duckdb
 import pytest
 
 from memhtml.domain.chunking import chunk_text
-from memhtml.index.database import database_paths
+from memhtml.index.database import database_paths, open_database
 from memhtml.index.embedders import HASH_SPACE, HashEmbedder, VectorRows
+from memhtml.index.vectors import pending_texts
 from memhtml.operations import embedding
 from memhtml.operations.indexing import index_status, rebuild_index, update_index
 from memhtml.operations.init import init
@@ -211,3 +212,26 @@ def test_a_deleted_memory_loses_its_vectors(store: Path, corpus: dict[str, str],
     assert vector_rows(store) == [row for row in before if row[0] != gone]
     status = index_status(store)
     assert (status["chunks"], status["embeddings"], status["vectorCoverage"]) == (2, 2, 1.0)
+
+
+def test_pending_texts_narrowed_to_paths_name_only_those_memories_texts_without_a_vector(
+    store: Path, corpus: dict[str, str], counting: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMHTML_EMBED", "off")
+    cache = write(store, note("Cache", "The cache holds 500 entries."))
+    # The same bytes under archive/: a second path with the same content hash, projected from the tree.
+    archived_copy = "archive/2026/areas/inbox/cache.html"
+    (store / archived_copy).parent.mkdir(parents=True)
+    (store / archived_copy).write_bytes((store / cache.path).read_bytes())
+    update_index(store)
+    hashes = file_hashes(store)
+    assert hashes[archived_copy] == hashes[cache.path] == cache.content_hash
+    text = "The cache holds 500 entries."
+    with open_database(store, read_only=True) as database:
+        assert pending_texts(database) == [(cache.content_hash, text)]
+        assert pending_texts(database, {cache.path}) == [(cache.content_hash, text)]
+        assert pending_texts(database, {cache.path, archived_copy}) == [(cache.content_hash, text)]
+        # Memories that have their vectors, a path the index does not hold, and no path at all.
+        assert pending_texts(database, set(corpus)) == []
+        assert pending_texts(database, {"areas/inbox/never-written.html"}) == []
+        assert pending_texts(database, set()) == []
