@@ -15,7 +15,7 @@ from memhtml.contracts.errors import GitFailure
 from memhtml.index.database import Database
 from memhtml.index.parallel import PendingProjection, projection_pool
 from memhtml.index.projection import FileProjection, SkippedFile, relocated
-from memhtml.index.rows import ALL_TABLES, remove_paths, rename_path, store_projections
+from memhtml.index.rows import ALL_TABLES, empty_tables, remove_paths, rename_path, store_projections
 from memhtml.index.watermark import watermark
 
 # Files are read and projected in slices so a 100k-file rebuild never holds every blob at once.
@@ -73,8 +73,7 @@ def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:
     report = PassReport("rebuild", head)
     with database.transaction():
         database.run("UPDATE index_state SET head_sha = NULL WHERE id = 1")
-        for table in ALL_TABLES:
-            database.run(f"DELETE FROM {table}")
+        empty_tables(database, ALL_TABLES)
         paths = sorted(tree)
         slices = [paths[start : start + REBUILD_SLICE] for start in range(0, len(paths), REBUILD_SLICE)]
         with projection_pool(len(paths)) as pool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from memhtml.contracts.errors import StorageFailure
 from memhtml.index.database import Database, membership
 from memhtml.index.projection import FileProjection, SkippedFile
 
@@ -21,6 +22,40 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
 )  # fmt: skip
 CHILD_TABLES: Final[tuple[str, ...]] = ("file_tags", "file_entities", "file_facets", "file_citations")
 ALL_TABLES: Final[tuple[str, ...]] = (*CHILD_TABLES, "edges", "postings", "terms", "files")
+
+
+def empty_tables(database: Database, tables: Sequence[str]) -> None:
+    """Empty `tables` by dropping each and creating it again from its own catalog definition (its
+    constraints and any index with it), inside the caller's transaction, so a failure restores every row.
+
+    Deleting every row instead costs DuckDB one removal per key from each unique index at commit:
+    ≈0.45 s of a 10k-memory rebuild, 0.3 s of it the terms'; re-creation costs a few milliseconds.
+    """
+    catalog = {"catalog": database.main_catalog, "tables": list(tables)}
+    definitions: dict[str, str] = dict(
+        database.rows(
+            """SELECT table_name, sql FROM duckdb_tables()
+            WHERE database_name = $catalog AND schema_name = 'main' AND table_name IN (SELECT unnest($tables))""",
+            catalog,
+        )
+    )
+    missing = [table for table in tables if table not in definitions]
+    if missing:
+        raise StorageFailure(
+            f"the index lacks its table {missing[0]}",
+            ["delete .memhtml/index.duckdb; the next command builds it again from git"],
+        )
+    indexes = database.rows(
+        """SELECT sql FROM duckdb_indexes()
+        WHERE database_name = $catalog AND schema_name = 'main' AND table_name IN (SELECT unnest($tables))
+          AND sql IS NOT NULL""",
+        catalog,
+    )
+    for table in tables:
+        database.run(f"DROP TABLE {table}")
+        database.run(definitions[table])
+    for (definition,) in indexes:
+        database.run(definition)
 
 
 def remove_paths(database: Database, paths: Sequence[str]) -> int:

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from memhtml.contracts.errors import StorageFailure
+from memhtml.index import indexer
 from memhtml.index.database import database_paths, open_database
 from memhtml.index.indexer import rebuild, update
 from memhtml.store.gitread import GitCorpusReader
@@ -189,3 +191,57 @@ def test_only_memory_paths_are_indexed(seeded: Path) -> None:
     assert indexed == sorted(indexed) and len(indexed) == 3
     assert not any("generatedword" in str(row) for row in snapshot(root)["files"])
     assert run_cli("search", "--repo", str(root), "generatedword").data["hits"] == []
+
+
+def table_definitions(root: Path) -> list[tuple[Any, ...]]:
+    """Every index-plane table's definition and constraints, as DuckDB's catalog states them."""
+    with open_database(root, read_only=True) as database:
+        catalog = {"catalog": database.main_catalog}
+        tables = database.rows(
+            "SELECT table_name, sql FROM duckdb_tables() WHERE database_name = $catalog ORDER BY 1", catalog
+        )
+        constraints = database.rows(
+            """SELECT table_name, constraint_type, constraint_text FROM duckdb_constraints()
+            WHERE database_name = $catalog ORDER BY ALL""",
+            catalog,
+        )
+    return [*tables, *constraints]
+
+
+def test_a_rebuild_over_an_index_equals_one_from_nothing_and_keeps_every_table_definition(
+    seeded: Path, tmp_path: Path
+) -> None:
+    root = seeded
+    assert run_cli("index", "update", "--repo", str(root)).status == 0
+    definitions = table_definitions(root)
+    assert any(row[1] == "UNIQUE" for row in definitions)  # the catalog query sees the constraints
+    # Rows the rebuild must drop: a memory deleted and one edited since the index was last built.
+    git(root, "rm", "-q", "resources/ops/deploy-key.html")
+    retry = root / "projects/payments/retry-budget.html"
+    retry.write_text(retry.read_text().replace("is 3.", "is 5."))
+    git(root, "commit", "-q", "-am", "delete one, edit one")
+    with open_database(root) as database:
+        report = rebuild(database, GitCorpusReader(root), NOW)
+    assert report.files_indexed == 2
+    assert snapshot(root) == rebuilt_snapshot(root, tmp_path)
+    assert table_definitions(root) == definitions
+    # The unique keys still hold after the tables were emptied.
+    with open_database(root) as database, pytest.raises(StorageFailure):
+        database.run("INSERT INTO terms SELECT term_id + 1000000, term FROM terms LIMIT 1")
+
+
+def test_a_rebuild_that_fails_part_way_leaves_the_index_it_found(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = seeded
+    assert run_cli("index", "update", "--repo", str(root)).status == 0
+    before = snapshot(root)
+    definitions = table_definitions(root)
+
+    def failing_store(*_: object, **__: object) -> None:
+        raise StorageFailure("a store that fails after the tables were emptied", [])
+
+    monkeypatch.setattr(indexer, "_store", failing_store)
+    with open_database(root) as database, pytest.raises(StorageFailure):
+        rebuild(database, GitCorpusReader(root), NOW)
+    assert snapshot(root) == before
+    assert len(before["files"]) == 3
+    assert table_definitions(root) == definitions
