@@ -67,8 +67,8 @@ class EmbedOutcome(NamedTuple):
 
 
 def embed_after_pass(database: Database, paths: Collection[str] | None) -> EmbedOutcome:
-    """Embed the texts of the memories a pass stored (`paths`; `None`: every text without a vector). Never raises for
-    a model or space problem: the pass that precedes it has landed, so that becomes a warning."""
+    """Embed the texts of the memories a pass stored (`paths`; `None`: every text without a vector).
+    Never raises for a model or space problem: the pass before it has landed, so that becomes a warning."""
     space = configured_space()
     if space is None:
         return EmbedOutcome(0)
