@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from memhtml.contracts.corpus import CorpusReader, TreeChange
 from memhtml.contracts.errors import GitFailure
-from memhtml.index.database import Database
+from memhtml.index.database import Database, prepare_bulk_inserts
 from memhtml.index.parallel import PendingProjection, projection_pool
 from memhtml.index.projection import FileProjection, SkippedFile, relocated
 from memhtml.index.rows import ALL_TABLES, empty_tables, remove_paths, rename_path, store_projections
@@ -83,6 +83,8 @@ def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:
                 return PendingProjection(pool, [(path, tree[path], contents.get(tree[path])) for path in batch], now)
 
             pending = start(slices[0]) if slices else None
+            if pool is not None:
+                prepare_bulk_inserts()
             for number in range(len(slices)):
                 assert pending is not None
                 results = pending.results()

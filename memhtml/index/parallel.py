@@ -44,11 +44,19 @@ def projection_pool(file_count: int) -> Iterator[Executor | None]:
     # Imported here: the pool machinery costs ≈30 ms, which every small update would pay for nothing.
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import forkserver
 
     # A fork server imports the projection once; forking it is then cheap, and the parent's DuckDB
     # threads are never forked.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["memhtml.index.projection"])
+    # Booting the fork server (a fresh interpreter importing the projection, ≈60 ms) starts now, while the
+    # caller reads its first slice's blobs; the first submit would otherwise wait for all of it.
+    try:
+        forkserver.ensure_running()
+    except OSError:  # no process can be started (a process limit): project in this one
+        yield None
+        return
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),)
     ) as pool:
