@@ -15,7 +15,10 @@ import pytest
 from memhtml.contracts.errors import StorageFailure
 from memhtml.index import database as database_module
 from memhtml.index.database import open_database
+from memhtml.index.indexer import rebuild
+from memhtml.store.gitread import GitCorpusReader
 from tests.conftest import index_held_by_another_process
+from tests.index.test_search import commit_files, memory_file
 
 
 @pytest.fixture
@@ -94,3 +97,24 @@ def test_a_file_another_process_holds_is_refused_and_the_instance_stays_usable(t
         pass
     with open_database(store, read_only=True) as after:
         assert after._connection is instance
+
+
+def test_a_rebuild_in_the_shared_instance_re_creates_the_tables_in_the_attached_index(
+    store_root: Path, instance: Any
+) -> None:
+    commit_files(
+        store_root,
+        {
+            "areas/inbox/pool.html": memory_file("Pool", "The connection pool ceiling is 64."),
+            "areas/inbox/retry.html": memory_file("Retry", "The retry budget is 3."),
+        },
+    )
+    with open_database(store_root) as database:
+        assert database._connection is instance
+        first = rebuild(database, GitCorpusReader(store_root), "2026-11-30T00:00:00Z")
+        again = rebuild(database, GitCorpusReader(store_root), "2026-11-30T00:00:01Z")  # over full tables
+        assert first.files_indexed == again.files_indexed == 2
+    # Nothing was created in the instance's own catalog; the attached file holds the rows.
+    assert instance.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'memory'").fetchone() == (0,)
+    seen = _in_another_process(store_root, "SELECT count(*) FROM files", read_only=True)
+    assert seen.returncode == 0 and "(2,)" in seen.stdout, seen.stdout + seen.stderr
