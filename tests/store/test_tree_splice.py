@@ -78,6 +78,12 @@ new_paths = st.sampled_from(
         "resources/people/ångström.html",
         "archive/2027/areas/inbox/one.html",
         "top.html",
+        # Beside the directory `tasks`: git orders a directory's name as if it ended in "/", so these
+        # sort before it ("." and "-" are below "/") or after it ("0" is above).
+        "areas/inbox/tasks.html",
+        "areas/inbox/tasks-list.html",
+        "areas/inbox/tasks0.html",
+        "areas/new dir.html",
     ]
 )
 change = st.one_of(
