@@ -4,7 +4,7 @@ A commit of a few files needs a new tree for each directory above them and nothi
 of HEAD into a private index, updating it and writing every tree back (`read-tree`, `update-index`,
 `write-tree`) costs time in proportion to the whole store: ≈270 ms per write at 100k files, most of a
 write's cost there. Here the directories along the changed paths are read in one `cat-file --batch`,
-edited in memory and written back deepest first with one `mktree` each, so a write costs what its
+edited in memory and written back deepest first with one `hash-object` each, so a write costs what its
 directories hold, however large the store.
 
 Anything unusual (a file where a directory must be, a directory where a file is written, many
@@ -18,7 +18,7 @@ from typing import Final
 
 from memhtml.store.gitcmd import git_text, run_git
 
-# Beyond this many directories to rewrite, one `mktree` each costs more than one whole-index pass.
+# Beyond this many directories to rewrite, one `hash-object` each costs more than one whole-index pass.
 MAX_SPLICED_DIRECTORIES: Final[int] = 24
 TREE_MODE: Final[bytes] = b"40000"
 # Segments git's index never holds; a path with one is left to `update-index` to refuse or ignore.
@@ -138,8 +138,10 @@ def _tree_entries(raw: bytes, id_bytes: int) -> Entries:
 
 
 def _make_tree(root: Path, entries: Entries) -> str:
-    lines = []
-    for name, (mode, sha) in entries.items():
-        kind = b"tree" if mode == TREE_MODE else b"commit" if mode == b"160000" else b"blob"
-        lines.append(mode.rjust(6, b"0") + b" " + kind + b" " + sha + b"\t" + name + b"\0")
-    return git_text(root, ["mktree", "-z"], stdin=b"".join(lines))
+    """Store the tree object of `entries` and return its id. The object is serialized here and handed
+    to `hash-object`, which refuses one that does not parse as a tree; `mktree` parsed and sorted a
+    text listing, ≈10 ms for a 3,000-file directory against ≈3 ms."""
+    # Git orders a tree's entries by name bytes, a directory's name as if it ended in "/".
+    ordered = sorted(entries.items(), key=lambda entry: entry[0] + b"/" if entry[1][0] == TREE_MODE else entry[0])
+    body = b"".join(mode + b" " + name + b"\0" + bytes.fromhex(sha.decode("ascii")) for name, (mode, sha) in ordered)
+    return git_text(root, ["hash-object", "-w", "-t", "tree", "--stdin"], stdin=body)
