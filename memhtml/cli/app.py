@@ -361,9 +361,12 @@ def task_list_command(door: Door, invocation: Invocation) -> None:
 @command("index rebuild")
 def index_rebuild_command(door: Door, invocation: Invocation) -> None:
     """Rebuild the index from HEAD and the working tree."""
+    from memhtml.cli.progress import terminal_progress
     from memhtml.operations.indexing import rebuild_index
 
-    door.answer("index.report", rebuild_index(_root(door), embed=invocation.flag("embed")))
+    with terminal_progress(door, "index rebuild") as progress:
+        report = rebuild_index(_root(door), embed=invocation.flag("embed"), progress=progress)
+    door.answer("index.report", report)
 
 
 @command("index update")
@@ -377,9 +380,12 @@ def index_update_command(door: Door, invocation: Invocation) -> None:
 @command("index embed")
 def index_embed_command(door: Door, invocation: Invocation) -> None:
     """Give every chunk without a vector one (replacing vectors of another space)."""
+    from memhtml.cli.progress import terminal_progress
     from memhtml.operations.embedding import embed_index
 
-    door.answer("index.report", embed_index(_root(door), dry_run=invocation.flag("dry-run")))
+    with terminal_progress(door, "index embed") as progress:
+        report = embed_index(_root(door), dry_run=invocation.flag("dry-run"), progress=progress)
+    door.answer("index.report", report)
 
 
 @command("index status")

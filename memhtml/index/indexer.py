@@ -7,7 +7,7 @@ catch-up costs what changed, not the corpus.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from memhtml.contracts.corpus import CorpusReader, TreeChange
@@ -66,8 +66,11 @@ class PassReport:
         }
 
 
-def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:
-    """Re-project every memory in HEAD, then the dirty working tree."""
+def rebuild(
+    database: Database, reader: CorpusReader, now: str, *, progress: Callable[[int, int], None] | None = None
+) -> PassReport:
+    """Re-project every memory in HEAD, then the dirty working tree; `progress` hears (files stored,
+    files in HEAD) after each slice."""
     head = reader.head()
     tree = reader.tree(head) if head else {}
     report = PassReport("rebuild", head)
@@ -92,6 +95,8 @@ def rebuild(database: Database, reader: CorpusReader, now: str) -> PassReport:
                 pending = start(slices[number + 1]) if number + 1 < len(slices) else None
                 projected = _sorted_results(results, report)
                 _store(database, projected, report, bulk=True)
+                if progress is not None:
+                    progress(min((number + 1) * REBUILD_SLICE, len(paths)), len(paths))
         _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
         database.run(
             "UPDATE index_state SET head_sha = $head, rebuilt_at = $now, updated_at = $now WHERE id = 1",

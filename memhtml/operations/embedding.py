@@ -12,7 +12,7 @@ import threading
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhtml.contracts.errors import EmbedSpaceMismatch, MemhtmlError, ModelUnavailable
 from memhtml.index.database import Database, open_database
@@ -26,6 +26,9 @@ from memhtml.index.vectors import (
     vector_state,
 )
 from memhtml.operations.config import load_config
+
+if TYPE_CHECKING:
+    from memhtml.operations.indexing import PhaseProgress
 
 _loaded: dict[str, Embedder | None] = {}
 _loading = threading.Lock()
@@ -93,9 +96,10 @@ def _embedding_warning(error: MemhtmlError) -> dict[str, Any]:
     }
 
 
-def embed_index(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
+def embed_index(root: Path, *, dry_run: bool = False, progress: PhaseProgress | None = None) -> dict[str, Any]:
     """`index embed`: give every chunk without a vector one; a different configured space replaces the
-    index's vectors (the remedy for a mismatch), never mixes with them."""
+    index's vectors (the remedy for a mismatch), never mixes with them. `progress` hears ("embedding",
+    texts, of)."""
     from memhtml.operations.indexing import catch_up
     from memhtml.store.gitread import GitCorpusReader
     from memhtml.store.repository import open_store
@@ -116,7 +120,12 @@ def embed_index(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
             embedder = configured_embedder()
             assert embedder is not None
             prune_vectors(database)
-            written = embed_pending(database, embedder, replace_space=True)
+            written = embed_pending(
+                database,
+                embedder,
+                replace_space=True,
+                progress=None if progress is None else lambda done, of: progress("embedding", done, of),
+            )
         after = vector_state(database)
     remaining = after.texts - after.embedded_texts if not dry_run or not replacing else after.texts
     return {

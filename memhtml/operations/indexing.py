@@ -8,7 +8,7 @@ or missing index is brought up to date under a read-write connection first.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from memhtml.index.indexer import PassReport
     from memhtml.index.projection import FileProjection
     from memhtml.store.batch import ActiveOwner
+
+
+# What a long command reports as it goes: (phase, done, of), e.g. ("indexing", 4000, 100000).
+PhaseProgress = Callable[[str, int, int], None]
 
 
 def now_instant() -> str:
@@ -88,17 +92,18 @@ def fresh_index(store: Store, *, writable: bool = False, committed_nothing: bool
         yield database
 
 
-def rebuild_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
+def rebuild_index(root: Path, *, embed: bool = True, progress: PhaseProgress | None = None) -> dict[str, Any]:
     """`index rebuild`: every memory in HEAD, then the dirty working tree. Every vector whose chunk
     survives is kept; with `embed`, the rest are embedded (in the configured space: a rebuild is a
-    remedy for a space mismatch)."""
+    remedy for a space mismatch). `progress` hears ("indexing", files, of) and ("embedding", texts, of)."""
     from memhtml.index.indexer import rebuild
     from memhtml.index.vectors import embed_pending, prune_vectors, vector_state
     from memhtml.operations.embedding import configured_embedder, configured_space
 
     store = open_store(root)
     with open_database(store.root) as database:
-        report = rebuild(database, GitCorpusReader(store.root), now_instant())
+        indexing = None if progress is None else _phase(progress, "indexing")
+        report = rebuild(database, GitCorpusReader(store.root), now_instant(), progress=indexing)
         report.embeddings_pruned = prune_vectors(database)
         kept = vector_state(database)
         space = configured_space()
@@ -107,8 +112,13 @@ def rebuild_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
         if embed and space is not None and (replacing or kept.embedded_texts < kept.texts):
             embedder = configured_embedder()
             assert embedder is not None
-            report.embeddings_written = embed_pending(database, embedder, replace_space=True)
+            embedding = None if progress is None else _phase(progress, "embedding")
+            report.embeddings_written = embed_pending(database, embedder, replace_space=True, progress=embedding)
         return _with_warnings(report)
+
+
+def _phase(progress: PhaseProgress, phase: str) -> Callable[[int, int], None]:
+    return lambda done, of: progress(phase, done, of)
 
 
 def update_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
