@@ -21,9 +21,11 @@ def _root(door: Door) -> Path:
 def doctor_command(door: Door, invocation: Invocation) -> None:
     """Check the whole store; with --fix, repair what has one safe repair. Exit 1 when unhealthy."""
     from memhtml.cli.envelope import EXIT_FAILURE, EXIT_OK
+    from memhtml.cli.progress import terminal_progress
     from memhtml.operations.doctor import doctor
 
-    answer = doctor(_root(door), fix=invocation.flag("fix"))
+    with terminal_progress(door, "doctor") as progress:
+        answer = doctor(_root(door), fix=invocation.flag("fix"), progress=progress)
     door.answer("doctor.report", answer.data, EXIT_OK if answer.healthy else EXIT_FAILURE)
 
 

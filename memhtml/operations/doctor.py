@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,7 +23,7 @@ from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, vector_state
 from memhtml.index.watermark import watermark
 from memhtml.operations.embedding import configured_space
 from memhtml.operations.filecheck import FileVerdict, inspect_files
-from memhtml.operations.indexing import fresh_index, rebuild_index
+from memhtml.operations.indexing import PhaseProgress, fresh_index, progress_phase, rebuild_index
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.gitcmd import head_sha
 from memhtml.store.repair import DanglingLink, repair_dangling_links
@@ -44,23 +44,28 @@ class DoctorAnswer(NamedTuple):
     healthy: bool
 
 
-def doctor(root: Path, *, fix: bool = False, now: dt.datetime | None = None) -> DoctorAnswer:
+def doctor(
+    root: Path, *, fix: bool = False, now: dt.datetime | None = None, progress: PhaseProgress | None = None
+) -> DoctorAnswer:
+    """`doctor`: examine the store (and with `fix`, repair it and examine it again); `progress` hears
+    ("checking", files, of), and ("checking again", files, of) after a repair."""
     moment = now or dt.datetime.now(dt.UTC)
     store = open_store(root)  # replays what a killed writer left, when no writer is live
-    found = examine(store, moment)
+    found = examine(store, moment, progress=progress_phase(progress, "checking"))
     if not fix:
         return DoctorAnswer(found, found["healthy"])
     repaired = _repair(store, found, moment)
-    after = examine(store, moment)
+    after = examine(store, moment, progress=progress_phase(progress, "checking again"))
     after["repaired"] = repaired
     return DoctorAnswer(after, after["healthy"])
 
 
-def examine(store: Store, moment: dt.datetime) -> dict[str, Any]:
-    """The `doctor.report` data of the store as it stands (`healthy` included)."""
+def examine(store: Store, moment: dt.datetime, *, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """The `doctor.report` data of the store as it stands (`healthy` included); `progress` hears
+    (files checked, of) as the checks come in."""
     survey = bucket_files(store)
     files = survey.files
-    verdicts = _inspected(store, files)
+    verdicts = _inspected(store, files, progress)
     head = head_sha(store.root)
     data: dict[str, Any] = {"root": str(store.root), "headSha": head}
     present = frozenset(item.path for item in files)
@@ -88,9 +93,20 @@ def examine(store: Store, moment: dt.datetime) -> dict[str, Any]:
     return data
 
 
-def _inspected(store: Store, files: Sequence[SurveyedFile]) -> list[FileVerdict]:
+def _inspected(
+    store: Store, files: Sequence[SurveyedFile], progress: Callable[[int, int], None] | None = None
+) -> list[FileVerdict]:
     """Every file checked, in workers for a large store (parsing is pure Python and CPU-bound)."""
     verdicts: list[FileVerdict] = []
+    checked = 0
+
+    def add(found: list[FileVerdict], chunk_size: int) -> None:
+        nonlocal checked
+        verdicts.extend(found)  # files that are not ours to judge (`.gitkeep`) have no verdict
+        checked += chunk_size
+        if progress is not None:
+            progress(checked, len(files))
+
     with projection_pool(len(files)) as pool:
         pending = []
         for slice_ in file_contents(store, files):
@@ -98,11 +114,11 @@ def _inspected(store: Store, files: Sequence[SurveyedFile]) -> list[FileVerdict]
             for start in range(0, len(items), CHUNK_FILES):
                 chunk = items[start : start + CHUNK_FILES]
                 if pool is None:
-                    verdicts += inspect_files(chunk)
+                    add(inspect_files(chunk), len(chunk))
                 else:
-                    pending.append(pool.submit(inspect_files, chunk))
-        for future in pending:
-            verdicts += future.result()
+                    pending.append((pool.submit(inspect_files, chunk), len(chunk)))
+        for future, chunk_size in pending:
+            add(future.result(), chunk_size)
     return verdicts
 
 

@@ -100,7 +100,7 @@ def embed_index(root: Path, *, dry_run: bool = False, progress: PhaseProgress | 
     """`index embed`: give every chunk without a vector one; a different configured space replaces the
     index's vectors (the remedy for a mismatch), never mixes with them. `progress` hears ("embedding",
     texts, of)."""
-    from memhtml.operations.indexing import catch_up
+    from memhtml.operations.indexing import catch_up, progress_phase
     from memhtml.store.gitread import GitCorpusReader
     from memhtml.store.repository import open_store
 
@@ -124,7 +124,7 @@ def embed_index(root: Path, *, dry_run: bool = False, progress: PhaseProgress | 
                 database,
                 embedder,
                 replace_space=True,
-                progress=None if progress is None else lambda done, of: progress("embedding", done, of),
+                progress=progress_phase(progress, "embedding"),
             )
         after = vector_state(database)
     remaining = after.texts - after.embedded_texts if not dry_run or not replacing else after.texts

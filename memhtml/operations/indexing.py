@@ -102,7 +102,7 @@ def rebuild_index(root: Path, *, embed: bool = True, progress: PhaseProgress | N
 
     store = open_store(root)
     with open_database(store.root) as database:
-        indexing = None if progress is None else _phase(progress, "indexing")
+        indexing = progress_phase(progress, "indexing")
         report = rebuild(database, GitCorpusReader(store.root), now_instant(), progress=indexing)
         report.embeddings_pruned = prune_vectors(database)
         kept = vector_state(database)
@@ -112,13 +112,14 @@ def rebuild_index(root: Path, *, embed: bool = True, progress: PhaseProgress | N
         if embed and space is not None and (replacing or kept.embedded_texts < kept.texts):
             embedder = configured_embedder()
             assert embedder is not None
-            embedding = None if progress is None else _phase(progress, "embedding")
+            embedding = progress_phase(progress, "embedding")
             report.embeddings_written = embed_pending(database, embedder, replace_space=True, progress=embedding)
         return _with_warnings(report)
 
 
-def _phase(progress: PhaseProgress, phase: str) -> Callable[[int, int], None]:
-    return lambda done, of: progress(phase, done, of)
+def progress_phase(progress: PhaseProgress | None, phase: str) -> Callable[[int, int], None] | None:
+    """`progress` for one phase of the work, as the (done, of) callback the lower layers take."""
+    return None if progress is None else lambda done, of: progress(phase, done, of)
 
 
 def update_index(root: Path, *, embed: bool = True) -> dict[str, Any]:

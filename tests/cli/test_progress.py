@@ -146,3 +146,19 @@ def test_index_embed_reports_the_texts_it_embeds(store_root: Path, monkeypatch: 
     report = embed_index(store_root, progress=lambda phase, done, of: heard.append((phase, done, of)))
     assert report["embeddingsWritten"] == 1
     assert heard == [("embedding", 1, 1)]
+
+
+def test_doctor_reports_the_files_it_has_checked_and_checks_again_after_a_repair(store_root: Path) -> None:
+    from memhtml.operations.doctor import doctor
+
+    write(store_root, "Pool ceiling", "The connection pool ceiling is 64.")
+    write(store_root, "Retry budget", "The retry budget of the gateway is 3.")
+    heard: list[tuple[str, int, int]] = []
+    doctor(store_root, progress=lambda phase, done, of: heard.append((phase, done, of)))
+    assert heard and {phase for phase, _, _ in heard} == {"checking"}
+    assert [done for _, done, _ in heard] == sorted(done for _, done, _ in heard)
+    assert heard[-1][1] == heard[-1][2] >= 2  # every file, the two memories among them
+    heard.clear()
+    doctor(store_root, fix=True, progress=lambda phase, done, of: heard.append((phase, done, of)))
+    phases = [phase for phase, _, _ in heard]
+    assert phases == sorted(phases, key=["checking", "checking again"].index) and "checking again" in phases
