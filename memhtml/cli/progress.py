@@ -1,5 +1,5 @@
-"""Progress of long work (`index rebuild`, `index embed`) for a person at a terminal: one stderr line
-rewritten in place, cleared when the work ends. A JSON answer (piped, `--json`, `MEMHTML_OUTPUT=json`)
+"""Progress of long work (`index rebuild`, `index embed`, `doctor`) for a person at a terminal: one
+stderr line rewritten in place, cleared when the work ends. A JSON answer (piped, `--json`, `MEMHTML_OUTPUT=json`)
 or a stderr that is not a terminal gets none, so machines reading the streams never see it."""
 
 from __future__ import annotations
