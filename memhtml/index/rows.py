@@ -31,12 +31,12 @@ def empty_tables(database: Database, tables: Sequence[str]) -> None:
     Deleting every row instead costs DuckDB one removal per key from each unique index at commit:
     ≈0.45 s of a 10k-memory rebuild, 0.3 s of it the terms'; re-creation costs a few milliseconds.
     """
-    catalog = {"catalog": database.main_catalog, "tables": list(tables)}
+    parameters = {"catalog": database.main_catalog, "tables": list(tables)}
     definitions: dict[str, str] = dict(
         database.rows(
             """SELECT table_name, sql FROM duckdb_tables()
             WHERE database_name = $catalog AND schema_name = 'main' AND table_name IN (SELECT unnest($tables))""",
-            catalog,
+            parameters,
         )
     )
     missing = [table for table in tables if table not in definitions]
@@ -49,7 +49,7 @@ def empty_tables(database: Database, tables: Sequence[str]) -> None:
         """SELECT sql FROM duckdb_indexes()
         WHERE database_name = $catalog AND schema_name = 'main' AND table_name IN (SELECT unnest($tables))
           AND sql IS NOT NULL""",
-        catalog,
+        parameters,
     )
     for table in tables:
         database.run(f"DROP TABLE {table}")

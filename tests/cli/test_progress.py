@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from memhtml.cli import progress as progress_module
 from memhtml.cli.door import Door
 from memhtml.cli.progress import TerminalProgress, terminal_progress
 from memhtml.index import indexer
 from memhtml.index.database import database_paths
 from memhtml.operations.indexing import rebuild_index
 from tests.conftest import run_cli
+from tests.index.test_indexer import write
 
 
 class FakeClock:
@@ -33,11 +33,6 @@ class FakeClock:
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
-
-
-def write(root: Path, title: str, claim: str) -> None:
-    answer = run_cli("write", "--repo", str(root), "--title", title, "--type", "semantic", "--claim", claim)
-    assert answer.status == 0, answer.stdout + answer.stderr
 
 
 def test_a_line_is_redrawn_in_place_at_most_every_interval_and_always_when_done() -> None:
@@ -84,7 +79,6 @@ def test_only_a_terminal_stderr_of_a_rendered_answer_gets_progress(monkeypatch: 
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     with terminal_progress(Door("index rebuild", json_mode=False, dense=False), "index rebuild") as progress:
         assert progress is None  # not a terminal
-    assert progress_module.REDRAW_SECONDS > 0
 
 
 def test_a_rebuild_reports_each_slice_and_then_the_embedding(store_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
