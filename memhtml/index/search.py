@@ -141,8 +141,10 @@ def fused_search(
         UNION ALL SELECT path, 'recency', r, {WEIGHT_RECENCY} FROM recency
         UNION ALL SELECT path, 'salience', r, {WEIGHT_SALIENCE} FROM salience
     )
+    -- Votes add up in whatever order the plan delivers them, so equal sums can differ in their last bits:
+    -- rounded, a tie is a tie and the path breaks it.
     SELECT path, sum(w / ({RRF_K} + r)) AS score, list(arm ORDER BY arm), list(r ORDER BY arm)
-    FROM votes GROUP BY path ORDER BY score DESC, path LIMIT $pool
+    FROM votes GROUP BY path ORDER BY round(score, 12) DESC, path LIMIT $pool
     """
     rows = database.rows(sql, parameters)
     hits = [FusedHit(row[0], float(row[1]), dict(zip(row[2], row[3], strict=True))) for row in rows]
