@@ -114,6 +114,7 @@ def write_command(door: Door, invocation: Invocation) -> None:
 def apply_command(door: Door, invocation: Invocation) -> None:
     """Write many memories from JSONL: one commit, one index pass, an answer per op."""
     from memhtml.cli.envelope import EXIT_OK, EXIT_PARTIAL
+    from memhtml.cli.progress import terminal_progress
     from memhtml.cli.streams import read_ops_stream
     from memhtml.operations.apply import ApplyOptions, apply
     from memhtml.operations.batchinput import Cleaning, Provenance
@@ -128,7 +129,8 @@ def apply_command(door: Door, invocation: Invocation) -> None:
         cleaning=Cleaning(**_cleaning(invocation)),
         **_detections(invocation),
     )
-    answer = apply(_root(door), stream, options)
+    with terminal_progress(door, "apply") as progress:
+        answer = apply(_root(door), stream, options, progress=progress)
     door.answer("batch.applied", answer.data, EXIT_PARTIAL if answer.partial else EXIT_OK)
 
 

@@ -1,4 +1,4 @@
-"""Progress of long work (`index rebuild`, `index embed`, `doctor`) for a person at a terminal: one
+"""Progress of long work (`index rebuild`, `index embed`, `doctor`, `apply`) for a person at a terminal: one
 stderr line rewritten in place, cleared when the work ends. A JSON answer (piped, `--json`, `MEMHTML_OUTPUT=json`)
 or a stderr that is not a terminal gets none, so machines reading the streams never see it."""
 

@@ -113,6 +113,7 @@ def update(
     *,
     worktree: bool = True,
     known: Mapping[str, FileProjection] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> PassReport:
     """Apply what changed since the watermark (renames re-pointed, not re-parsed), then the dirty tree.
 
@@ -120,6 +121,7 @@ def update(
     write path's cost flat in the corpus size; `index update` and rebuilds always include it.
     `known` maps blob ids to projections the caller already made of exactly those bytes (a batch
     renders and checks every file before committing it), so they are not read and parsed again.
+    `progress` hears (files stored, files changed) after each slice of the commits' files.
     """
     indexed_head, previously_dirty, built = watermark(database)
     head = reader.head()
@@ -136,7 +138,7 @@ def update(
         return report  # already at HEAD: writing nothing keeps the close from checkpointing
     with database.transaction():
         if changes:
-            _apply_commits(database, reader, changes, now=now, report=report, known=known or {})
+            _apply_commits(database, reader, changes, now=now, report=report, known=known or {}, progress=progress)
         elif head is None and indexed_head is not None:
             report.removed += remove_paths(database, _all_paths(database))
         if worktree:
@@ -157,6 +159,7 @@ def _apply_commits(
     now: str,
     report: PassReport,
     known: Mapping[str, FileProjection],
+    progress: Callable[[int, int], None] | None,
 ) -> None:
     removed = [change.path for change in changes if change.status == "D"]
     report.removed += remove_paths(database, removed)
@@ -179,6 +182,8 @@ def _apply_commits(
             items = [(path, sha, contents.get(sha)) for path, sha in unknown]
             projected = _sorted_results(PendingProjection(pool, items, now).results(), report)
             _store(database, sorted([*projected, *reused], key=lambda item: item.path), report)
+            if progress is not None:
+                progress(start + len(chunk), len(wanted))
     report.added += sum(1 for change in changes if change.status == "A")
     report.modified += sum(1 for change in changes if change.status == "M")
 

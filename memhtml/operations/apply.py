@@ -21,7 +21,13 @@ from memhtml.domain.frames import frame_key
 from memhtml.index.database import Database
 from memhtml.operations.batchinput import Cleaning, DecodedOp, Provenance, decode_ops
 from memhtml.operations.conflicts import StoredClaim, batch_findings, op_claim, stored_candidates
-from memhtml.operations.indexing import SessionLink, indexed_active_hashes, writable_index
+from memhtml.operations.indexing import (
+    PhaseProgress,
+    SessionLink,
+    indexed_active_hashes,
+    progress_phase,
+    writable_index,
+)
 from memhtml.operations.nearduplicates import NearDuplicateText, find_near_duplicates
 from memhtml.operations.planning import PARALLEL_MINIMUM_OPS, PickledProjections, plan_all
 from memhtml.operations.write import staging_warning
@@ -52,15 +58,24 @@ class ApplyAnswer(NamedTuple):
     partial: bool
 
 
-def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | None = None) -> ApplyAnswer:
+def apply(
+    root: Path,
+    stream: str,
+    options: ApplyOptions,
+    now: dt.datetime | None = None,
+    *,
+    progress: PhaseProgress | None = None,
+) -> ApplyAnswer:
     """Apply every op of `stream`; raises BatchAborted when an atomic batch stored nothing because of
-    a refused op, and when every op was refused."""
+    a refused op, and when every op was refused. `progress` hears ("planning", ops, of), ("writing",
+    files, of), ("indexing", files, of) and ("embedding", texts, of), each phase when it is long enough
+    to report."""
     decoded = decode_ops(stream, options.provenance, options.cleaning)
     moment = now or dt.datetime.now(dt.UTC)
     requests = [op.request for op in decoded]
     # Only a batch big enough to plan on every core gains more than the extra open of the index costs.
     stored_hashes = indexed_active_hashes(root) if len(requests) >= PARALLEL_MINIMUM_OPS else frozenset()
-    rendered = plan_all(requests, moment, stored_hashes)
+    rendered = plan_all(requests, moment, stored_hashes, progress=progress_phase(progress, "planning"))
     planned = [
         plan[0] if plan is not None else PlannedOp(None, refusal=op.refusal)
         for op, plan in zip(decoded, rendered, strict=True)
@@ -98,10 +113,11 @@ def apply(root: Path, stream: str, options: ApplyOptions, now: dt.datetime | Non
             atomic=not options.continue_on_error,
             dry_run=options.dry_run,
             on_planned=index.release if len(planned) >= RELEASE_INDEX_OPS else None,
+            progress=progress_phase(progress, "writing"),
         )
         index_warning = None
         if stored.committed is not None:
-            index_warning = index.follow_commit(_session_links(decoded, stored.outcomes), known)
+            index_warning = index.follow_commit(_session_links(decoded, stored.outcomes), known, progress)
     committed = stored.committed
     results = [
         _result(position, op, outcome, plan.consolidated_into, preview=options.dry_run)

@@ -9,7 +9,7 @@ warning on an answer that still reports success: the commit landed and the lexic
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -69,9 +69,12 @@ class EmbedOutcome(NamedTuple):
     warning: dict[str, Any] | None = None
 
 
-def embed_after_pass(database: Database, paths: Collection[str] | None) -> EmbedOutcome:
-    """Embed the texts of the memories a pass stored (`paths`; `None`: every text without a vector).
-    Never raises for a model or space problem: the pass before it has landed, so that becomes a warning."""
+def embed_after_pass(
+    database: Database, paths: Collection[str] | None, *, progress: Callable[[int, int], None] | None = None
+) -> EmbedOutcome:
+    """Embed the texts of the memories a pass stored (`paths`; `None`: every text without a vector);
+    `progress` hears (texts embedded, texts). Never raises for a model or space problem: the pass
+    before it has landed, so that becomes a warning."""
     space = configured_space()
     if space is None:
         return EmbedOutcome(0)
@@ -83,7 +86,7 @@ def embed_after_pass(database: Database, paths: Collection[str] | None) -> Embed
         embedder = configured_embedder()
         if embedder is None:
             return EmbedOutcome(0)
-        return EmbedOutcome(embed_pending(database, embedder, paths=paths, pending=pending))
+        return EmbedOutcome(embed_pending(database, embedder, paths=paths, pending=pending, progress=progress))
     except (EmbedSpaceMismatch, ModelUnavailable) as error:
         return EmbedOutcome(0, _embedding_warning(error))
 

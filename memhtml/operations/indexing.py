@@ -41,18 +41,22 @@ def catch_up(
     worktree: bool = False,
     known: Mapping[str, FileProjection] | None = None,
     embed: bool = True,
+    progress: PhaseProgress | None = None,
 ) -> PassReport:
-    """Bring the index up to HEAD, then give the texts it projected their vectors (`embed`). The
-    indexer is imported here, not at module load: it pulls in the HTML parser, which a read command on
-    a fresh index never needs."""
+    """Bring the index up to HEAD, then give the texts it projected their vectors (`embed`); `progress`
+    hears ("indexing", files, of) and ("embedding", texts, of). The indexer is imported here, not at
+    module load: it pulls in the HTML parser, which a read command on a fresh index never needs."""
     from memhtml.index.indexer import update
 
-    report = update(database, reader, now_instant(), worktree=worktree, known=known)
-    follow_with_vectors(database, report, embed=embed)
+    indexing = progress_phase(progress, "indexing")
+    report = update(database, reader, now_instant(), worktree=worktree, known=known, progress=indexing)
+    follow_with_vectors(database, report, embed=embed, progress=progress_phase(progress, "embedding"))
     return report
 
 
-def follow_with_vectors(database: Database, report: PassReport, *, embed: bool) -> None:
+def follow_with_vectors(
+    database: Database, report: PassReport, *, embed: bool, progress: Callable[[int, int], None] | None = None
+) -> None:
     """Keep the vectors in step with a pass: drop those whose text went, embed those that arrived."""
     from memhtml.index.vectors import prune_vectors
     from memhtml.operations.embedding import embed_after_pass
@@ -60,7 +64,8 @@ def follow_with_vectors(database: Database, report: PassReport, *, embed: bool) 
     if report.mode == "rebuild" or report.removed or report.modified or report.dirty:
         report.embeddings_pruned = prune_vectors(database)
     if embed:
-        outcome = embed_after_pass(database, None if report.mode == "rebuild" else report.projected_paths)
+        paths = None if report.mode == "rebuild" else report.projected_paths
+        outcome = embed_after_pass(database, paths, progress=progress)
         report.embeddings_written += outcome.written
         if outcome.warning is not None:
             report.warnings.append(outcome.warning)
@@ -266,14 +271,17 @@ class IndexSession:
         )
 
     def follow_commit(
-        self, session_links: Sequence[SessionLink] = (), known: Mapping[str, FileProjection] | None = None
+        self,
+        session_links: Sequence[SessionLink] = (),
+        known: Mapping[str, FileProjection] | None = None,
+        progress: PhaseProgress | None = None,
     ) -> dict[str, Any] | None:
         """Index the commit just made (and record its session links); any failure here becomes a
-        warning, never a failed command: the commit has landed."""
+        warning, never a failed command: the commit has landed. `progress` as `catch_up` takes it."""
         if self._released:
             try:
                 with open_database(self.store.root) as database:
-                    report = catch_up(database, self.reader, known=known)
+                    report = catch_up(database, self.reader, known=known, progress=progress)
                     record_session_links(database, session_links)
             except (Exception, KeyboardInterrupt) as error:  # the commit landed: only a warning now
                 self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
@@ -282,7 +290,7 @@ class IndexSession:
         if self.database is None:
             return self.warning()
         try:
-            report = catch_up(self.database, self.reader, known=known)
+            report = catch_up(self.database, self.reader, known=known, progress=progress)
             record_session_links(self.database, session_links)
         except (Exception, KeyboardInterrupt) as error:
             self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import pickle
-from collections.abc import Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from typing import Final
 
 from memhtml.contracts.errors import MemhtmlError
@@ -94,13 +94,18 @@ def _start_worker(parent_pid: int, stored_hashes: frozenset[str]) -> None:
 
 
 def plan_all(
-    requests: Sequence[WriteRequest | None], moment: dt.datetime, stored_hashes: frozenset[str] = frozenset()
+    requests: Sequence[WriteRequest | None],
+    moment: dt.datetime,
+    stored_hashes: frozenset[str] = frozenset(),
+    *,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Planned | None]:
     """`plan_one` of every request in order (None stays None), on every core for a large batch.
-    `stored_hashes`: content hashes the index shows active, whose files need no projection."""
+    `stored_hashes`: content hashes the index shows active, whose files need no projection.
+    `progress` hears (requests planned, requests) after each slice."""
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if len(requests) < PARALLEL_MINIMUM_OPS or workers < 2:
-        return plan_slice(requests, moment, stored_hashes)
+        return _plan_here(requests, moment, stored_hashes, progress)
     # Imported here: the pool machinery costs ≈30 ms that a small batch would pay for nothing.
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -117,7 +122,28 @@ def plan_all(
             initargs=(os.getpid(), stored_hashes),
         ) as pool:
             futures = [pool.submit(plan_slice, chunk, moment) for chunk in slices]
-            return [planned for future in futures for planned in future.result()]
+            planned: list[Planned | None] = []
+            for future in futures:
+                planned += future.result()
+                if progress is not None:
+                    progress(len(planned), len(requests))
+            return planned
     except (BrokenProcessPool, OSError, RuntimeError):
         # Workers could not start or died: the same work, here.
+        return _plan_here(requests, moment, stored_hashes, progress)
+
+
+def _plan_here(
+    requests: Sequence[WriteRequest | None],
+    moment: dt.datetime,
+    stored_hashes: frozenset[str],
+    progress: Callable[[int, int], None] | None,
+) -> list[Planned | None]:
+    """`plan_slice` in this process, a slice at a time when someone hears the progress."""
+    if progress is None:
         return plan_slice(requests, moment, stored_hashes)
+    planned: list[Planned | None] = []
+    for start in range(0, len(requests), CHUNK_OPS):
+        planned += plan_slice(requests[start : start + CHUNK_OPS], moment, stored_hashes)
+        progress(len(planned), len(requests))
+    return planned

@@ -114,9 +114,11 @@ def store_batch(
     atomic: bool = True,
     dry_run: bool = False,
     on_planned: Callable[[], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> BatchStored:
     """Plan every op under the write lock, then (unless refused atomically or dry) commit them as one.
-    `on_planned` is called once the plan no longer needs `owners`."""
+    `on_planned` is called once the plan no longer needs `owners`; `progress` hears (files written,
+    files) while a large batch is written."""
     with exclusive(store):
         plan = _Plan(store, ops, owners, instant)
         outcomes = plan.run(stop_at_refusal=atomic)
@@ -132,7 +134,7 @@ def store_batch(
             on_planned()  # the lookups are done: the caller may let go of what answered them
         if dry_run or not changes:
             return BatchStored(outcomes, None, plan.touched)
-        committed = commit_changes(store, changes, message_for(outcomes, plan.touched))
+        committed = commit_changes(store, changes, message_for(outcomes, plan.touched), progress=progress)
     return BatchStored(outcomes, committed, plan.touched)
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import DirtyTree
 from memhtml.store.commit import (
@@ -41,6 +41,9 @@ from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.lock import write_lock
 from memhtml.store.recovery import JournalFile, recover_interrupted_writes
 from memhtml.store.repository import Store
+
+# Files written between two progress reports: a report per file would cost more than a person can read.
+PROGRESS_FILES: Final[int] = 100
 
 
 class FileChange(NamedTuple):
@@ -137,8 +140,11 @@ class ModificationGuard:
         return self._staged
 
 
-def commit_changes(store: Store, changes: Sequence[FileChange], message: str) -> Committed:
-    """Put `changes` in the working tree and commit them as one commit; restore everything on failure."""
+def commit_changes(
+    store: Store, changes: Sequence[FileChange], message: str, *, progress: Callable[[int, int], None] | None = None
+) -> Committed:
+    """Put `changes` in the working tree and commit them as one commit; restore everything on failure.
+    `progress` hears (files written, files) while a large change set is written."""
     head_before = head_sha(store.root)
     journal = _Journal(store.root, _begin_journal(store, changes))
     destinations = {change.path for change in changes}
@@ -152,7 +158,7 @@ def commit_changes(store: Store, changes: Sequence[FileChange], message: str) ->
     records: bytes | None = None
     try:
         if len(changes) >= PACK_THRESHOLD:
-            records = _write_while_packing(store, journal, changes, staged)
+            records = _write_while_packing(store, journal, changes, staged, progress)
         else:
             for change in changes:
                 journal.apply(change)
@@ -191,14 +197,19 @@ def _begin_journal(store: Store, changes: Sequence[FileChange]) -> JournalFile:
 
 
 def _write_while_packing(
-    store: Store, journal: _Journal, changes: Sequence[FileChange], staged: Sequence[Staged]
+    store: Store,
+    journal: _Journal,
+    changes: Sequence[FileChange],
+    staged: Sequence[Staged],
+    progress: Callable[[int, int], None] | None,
 ) -> bytes:
     """Write the working-tree files on a thread while git packs the same bytes from memory: creating
-    thousands of small files is I/O the packing need not wait for. Both finish before anything else."""
+    thousands of small files is I/O the packing need not wait for. Both finish before anything else.
+    `progress` is called from the writing thread, the only caller while it runs."""
     from concurrent.futures import ThreadPoolExecutor, wait
 
     with ThreadPoolExecutor(max_workers=1) as pool:
-        writing = pool.submit(journal.apply_all, changes)
+        writing = pool.submit(journal.apply_all, changes, progress)
         try:
             records = index_records(store.root, staged)
         finally:
@@ -218,9 +229,11 @@ class _Journal:
         self.known_directories: set[Path] = set()
         self.prior: list[tuple[str, bytes]] = []
 
-    def apply_all(self, changes: Sequence[FileChange]) -> None:
-        for change in changes:
+    def apply_all(self, changes: Sequence[FileChange], progress: Callable[[int, int], None] | None = None) -> None:
+        for number, change in enumerate(changes, 1):
             self.apply(change)
+            if progress is not None and (number % PROGRESS_FILES == 0 or number == len(changes)):
+                progress(number, len(changes))
 
     def apply(self, change: FileChange) -> None:
         if change.rewrite:

@@ -4,6 +4,7 @@ or a stderr that is not a terminal gets no progress at all."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import pty
 import select
@@ -18,7 +19,7 @@ from memhtml.cli.progress import TerminalProgress, terminal_progress
 from memhtml.index import indexer
 from memhtml.index.database import database_paths
 from memhtml.operations.indexing import rebuild_index
-from tests.conftest import run_cli
+from tests.conftest import memory_files, run_cli
 from tests.index.test_indexer import write
 
 
@@ -97,14 +98,12 @@ def test_a_rebuild_reports_each_slice_and_then_the_embedding(store_root: Path, m
     assert heard == indexing + embedding  # in order: the files first, then their vectors
 
 
-def test_the_command_on_a_terminal_shows_progress_and_piped_shows_none(store_root: Path) -> None:
-    write(store_root, "Pool ceiling", "The connection pool ceiling is 64.")
-    piped = run_cli("index", "rebuild", "--repo", str(store_root))
-    assert piped.status == 0 and piped.stderr == ""
+def on_a_terminal(*arguments: str) -> bytes:
+    """Everything the real command writes to its stdout and stderr, both a pseudo-terminal."""
     controller, terminal = pty.openpty()
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "memhtml", "index", "rebuild", "--repo", str(store_root)],
+            [sys.executable, "-m", "memhtml", *arguments],
             stdin=subprocess.DEVNULL,
             stdout=terminal,
             stderr=terminal,
@@ -123,10 +122,71 @@ def test_the_command_on_a_terminal_shows_progress_and_piped_shows_none(store_roo
             if not chunk:
                 break
             seen += chunk
-        assert process.wait(timeout=60) == 0
+        assert process.wait(timeout=60) == 0, seen.decode(errors="replace")
     finally:
         os.close(controller)
-    assert b"index rebuild: indexing 1 of 1" in seen
+    return seen
+
+
+def test_the_command_on_a_terminal_shows_progress_and_piped_shows_none(store_root: Path) -> None:
+    write(store_root, "Pool ceiling", "The connection pool ceiling is 64.")
+    piped = run_cli("index", "rebuild", "--repo", str(store_root))
+    assert piped.status == 0 and piped.stderr == ""
+    assert b"index rebuild: indexing 1 of 1" in on_a_terminal("index", "rebuild", "--repo", str(store_root))
+
+
+def batch_of(tmp_path: Path, count: int) -> Path:
+    lines = [
+        json.dumps(
+            {"op": "write", "title": f"Probe {serial}", "type": "semantic", "body": f"Probe {serial} is {serial}."}
+        )
+        for serial in range(count)
+    ]
+    path = tmp_path / "batch.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_apply_reports_planning_writing_indexing_and_embedding_in_order(
+    store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memhtml.operations import planning
+    from memhtml.operations.apply import ApplyOptions, apply
+    from memhtml.store import transaction
+
+    # Small slices, so a batch of 150 has several of each; 100 ops or more are planned by workers.
+    monkeypatch.setattr(planning, "PARALLEL_MINIMUM_OPS", 100)
+    monkeypatch.setattr(planning, "CHUNK_OPS", 40)
+    monkeypatch.setattr(transaction, "PROGRESS_FILES", 50)
+    monkeypatch.setattr(indexer, "REBUILD_SLICE", 64)
+    files_before = len(memory_files(store_root))
+    heard: list[tuple[str, int, int]] = []
+    answer = apply(
+        store_root,
+        batch_of(tmp_path, 150).read_text(encoding="utf-8"),
+        ApplyOptions(),
+        progress=lambda phase, done, of: heard.append((phase, done, of)),
+    )
+    assert answer.data["summary"]["written"] == 150
+    assert len(memory_files(store_root)) == files_before + 150
+    phases = [phase for phase, _, _ in heard]
+    assert phases == sorted(phases, key=["planning", "writing", "indexing", "embedding"].index)
+    by_phase = {phase: [(done, of) for name, done, of in heard if name == phase] for phase in phases}
+    assert by_phase["planning"] == [(40, 150), (80, 150), (120, 150), (150, 150)]
+    assert by_phase["writing"] == [(50, 150), (100, 150), (150, 150)]
+    assert by_phase["indexing"] == [(64, 150), (128, 150), (150, 150)]
+    assert by_phase["embedding"][-1] == (150, 150)
+
+
+def test_apply_on_a_terminal_shows_its_progress_and_piped_shows_none(store_root: Path, tmp_path: Path) -> None:
+    batch = batch_of(tmp_path, 3)
+    piped = run_cli("apply", "--repo", str(store_root), "--file", str(batch))
+    assert piped.status == 0 and piped.stderr == ""
+    again = tmp_path / "again.jsonl"
+    again.write_text(batch.read_text(encoding="utf-8").replace("Probe", "Second probe"), encoding="utf-8")
+    seen = on_a_terminal("apply", "--repo", str(store_root), "--file", str(again))
+    assert b"apply: planning 3 of 3" in seen
+    assert b"apply: embedding 3 of 3" in seen
 
 
 def test_index_embed_reports_the_texts_it_embeds(store_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
