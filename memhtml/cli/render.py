@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
@@ -16,6 +16,10 @@ def render_success(response_type: str, data: dict[str, Any]) -> None:
     console = Console()
     if response_type == "validate.report":
         console.print(Panel(_validation(data), title=response_type, title_align="left", border_style="green"))
+        return
+    if response_type == "batch.applied":
+        tone = "yellow" if data.get("partial") or data.get("stored") is False else "green"
+        console.print(Panel(_batch(data), title=response_type, title_align="left", border_style=tone))
         return
     if response_type == "doctor.report":
         data = _doctor_findings(data)
@@ -72,6 +76,67 @@ def _doctor_findings(data: dict[str, Any]) -> dict[str, Any]:
         or (value not in ([], {}, None, False, 0) and key != "indexDrift")
         or (key == "indexDrift" and isinstance(value, dict) and any(value.values()))
     }
+
+
+# A batch answer lists at most this many ops on a terminal: a 10k-op answer laid out whole is 200k lines
+# and took rich ≈50 s to draw. JSON keeps every op's answer.
+RENDERED_OPS: Final[int] = 20
+
+
+def _batch(data: dict[str, Any]) -> Group:
+    """A batch answer as a person reads it: the counts, whether and where it landed, then one row per
+    op, the ones that went wrong first; past `RENDERED_OPS` ops, how many more and where to find them."""
+    summary: dict[str, int] = data.get("summary") or {}
+    counts = [f"{name} {count:,}" for name, count in summary.items() if count or name in ("total", "written")]
+    text = Text(" · ".join(counts), style="bold")
+    landing = [f"stored {str(bool(data.get('stored'))).lower()}", f"partial {str(bool(data.get('partial'))).lower()}"]
+    if data.get("preview"):
+        landing.append("preview (nothing written)")
+    if data.get("commit_sha"):
+        landing.append(f"commit {data['commit_sha']}")
+    text.append("\n" + " · ".join(landing))
+    index = data.get("index")
+    if isinstance(index, dict) and index.get("warning"):
+        text.append(f"\n{index['warning']}", style="yellow")
+        if index.get("remedy"):
+            text.append(f"\n  try: {index['remedy']}", style="dim")
+    if data.get("near_duplicates_degraded"):
+        text.append("\nnear-duplicate detection ran without vectors", style="yellow")
+    results: list[dict[str, Any]] = data.get("results") or []
+    shown = results
+    if len(results) > RENDERED_OPS:
+        troubled = [
+            position for position, result in enumerate(results) if not result.get("ok") or result.get("conflict")
+        ]
+        picked = set(troubled[:RENDERED_OPS])
+        for position in range(len(results)):  # then the first ops, up to the limit
+            if len(picked) >= RENDERED_OPS:
+                break
+            picked.add(position)
+        shown = [result for position, result in enumerate(results) if position in picked]
+    ops = Table(show_header=False, box=None, pad_edge=False)
+    ops.add_column(justify="right", no_wrap=True)
+    ops.add_column(no_wrap=True)
+    ops.add_column(overflow="fold")  # a long path folds inside its column, on its op's row
+    for result in shown:
+        ops.add_row(str(result["index"]), *_op_cells(result))
+    parts: list[Text | Table] = [text]
+    if shown:
+        parts += [Text(""), ops]
+    if len(shown) < len(results):
+        parts.append(Text(f"… {len(results) - len(shown):,} more; --json answers every op", style="dim"))
+    return Group(*parts)
+
+
+def _op_cells(result: dict[str, Any]) -> tuple[Text, Text]:
+    outcome = Text(str(result.get("outcome", "?")), style="green" if result.get("ok") else "red")
+    detail = Text(str(result.get("path") or "—"))
+    if result.get("error"):
+        detail.append(f"\n{result.get('code')}: {result['error']}", style="red")
+    for key in ("conflict", "near_duplicates", "redacted", "stripped"):  # what the op's JSON answer adds
+        if result.get(key):
+            detail.append(f"\n{key}: {json.dumps(result[key], ensure_ascii=False)}", style="yellow")
+    return outcome, detail
 
 
 def _tone(data: dict[str, Any]) -> str:

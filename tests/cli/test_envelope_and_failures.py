@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -209,3 +210,28 @@ def test_every_suggested_memhtml_command_exists(store_root: Path) -> None:
             if words[0] != "memhtml":
                 continue
             assert words[1] in known or " ".join(words[1:3]) in known, (args, suggestion)
+
+
+def test_a_batch_answer_on_a_terminal_lists_its_ops_in_brief_and_the_refused_ones_first(
+    store_root: Path, tmp_path: Path
+) -> None:
+    """A 10k-op answer laid out whole was 200k lines and ≈50 s of drawing: a person gets the summary
+    and at most 20 ops, every refused one among them; JSON keeps every op's answer."""
+    from memhtml.cli.render import RENDERED_OPS
+
+    ops = [{"op": "write", "title": f"Probe {n}", "type": "semantic", "body": f"Probe {n} is {n}."} for n in range(30)]
+    ops[27] = {"op": "write", "title": "Bad", "type": "bogus", "body": "A type that does not exist."}
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("\n".join(json.dumps(op) for op in ops) + "\n", encoding="utf-8")
+    status, screen = run_on_terminal("apply", "--repo", str(store_root), "--file", str(batch), "--continue-on-error")
+    assert status == 3, screen  # partial
+    screen = re.sub(r"\x1b\[[0-9;]*m", "", screen)  # the colours
+    rows = [line.split()[1:3] for line in screen.splitlines() if re.match(r"│ +\d+ +(written|refused) ", line)]
+    assert len(rows) == RENDERED_OPS
+    assert rows == [[str(number), "written"] for number in range(19)] + [["27", "refused"]]  # then the first ops
+    assert "ERR_INVALID_MEMORY: invalid memory: unknown memory type: bogus" in screen
+    assert f"… {30 - RENDERED_OPS:,} more; --json answers every op" in screen
+    assert "total 30 · written 29 · failed 1 · refused 1" in screen
+    assert "stored true · partial true · commit " in screen
+    piped = run_cli("apply", "--repo", str(store_root), "--file", str(batch), "--continue-on-error")
+    assert len(piped.data["results"]) == 30
