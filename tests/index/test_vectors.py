@@ -235,3 +235,25 @@ def test_pending_texts_narrowed_to_paths_name_only_those_memories_texts_without_
         assert pending_texts(database, set(corpus)) == []
         assert pending_texts(database, {"areas/inbox/never-written.html"}) == []
         assert pending_texts(database, set()) == []
+
+
+@pytest.mark.parametrize("as_matrix", [False, True], ids=["as lists", "as a NumPy matrix"])
+def test_stored_vector_components_are_rounded_to_their_decimals(store: Path, as_matrix: bool) -> None:
+    import numpy
+
+    from memhtml.index.database import VECTOR_DECIMALS
+
+    vectors = HashEmbedder().embed_documents([f"Probe text {number} about the weir." for number in range(3)])
+    rows: Any = numpy.asarray(vectors, dtype=numpy.float32) if as_matrix else [list(row) for row in vectors]
+    with open_database(store) as database:
+        database.run("DELETE FROM chunk_vectors")
+        database.insert_vectors(["a", "b", "c"], [0, 0, 0], [10, 10, 10], rows)
+        stored = {row[0]: row[1] for row in database.rows("SELECT content_hash, vector FROM chunk_vectors")}
+    step = 10.0**-VECTOR_DECIMALS
+    for key, given in zip(["a", "b", "c"], vectors, strict=True):
+        assert len(stored[key]) == len(given)
+        for value, original in zip(stored[key], given, strict=True):
+            # The nearest float to a decimal of VECTOR_DECIMALS places, within half a step of the value given.
+            assert value == float(numpy.float32(round(value, VECTOR_DECIMALS)))
+            assert abs(value - original) <= step / 2 + 1e-7
+        assert any(value != float(numpy.float32(original)) for value, original in zip(stored[key], given, strict=True))
