@@ -50,6 +50,13 @@ class Candidate(NamedTuple):
     symlink: bool = False
 
 
+class CandidateStream(NamedTuple):
+    """The files to judge, read one by one as the judging asks for them, and how many there are."""
+
+    files: Iterator[Candidate]
+    total: int
+
+
 class Problem(NamedTuple):
     """A violation (or a warning) of one file; `line` when the scan knows where it is."""
 
@@ -86,6 +93,12 @@ class Judgment:
     def invalid_files(self) -> int:
         return len({problem.path for problem in self.violations})
 
+    def add(self, violations: list[Problem], warnings: list[Problem]) -> None:
+        """One more file judged, with what was found in it."""
+        self.checked += 1
+        self.violations += violations
+        self.warnings += warnings
+
 
 def skip_reason(path: str) -> str | None:
     """Why `path` is no memory to judge (outside the buckets, or not `.html`), or None to judge it."""
@@ -100,10 +113,12 @@ def skip_reason(path: str) -> str | None:
 def judge(candidates: Iterable[Candidate], judgment: Judgment) -> None:
     """Add every violation and warning of every candidate to `judgment`."""
     for candidate in candidates:
-        judgment.checked += 1
-        violations, warnings = judge_file(candidate)
-        judgment.violations += violations
-        judgment.warnings += warnings
+        judgment.add(*judge_file(candidate))
+
+
+def judge_files(candidates: Sequence[Candidate]) -> list[tuple[list[Problem], list[Problem]]]:
+    """`judge_file` of each candidate, in order (a slice judged in a worker process)."""
+    return [judge_file(candidate) for candidate in candidates]
 
 
 def judge_file(candidate: Candidate) -> tuple[list[Problem], list[Problem]]:

@@ -19,7 +19,7 @@ from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import GitFailure, NotAStore, PathNotFound, UsageError
 from memhtml.contracts.vocabulary import PARA_BUCKETS
-from memhtml.operations.filejudgment import Candidate, Skipped, skip_reason
+from memhtml.operations.filejudgment import Candidate, CandidateStream, Skipped, skip_reason
 from memhtml.store.gitcmd import caller_index_file, head_sha, run_git
 from memhtml.store.gitread import GitCorpusReader
 
@@ -63,7 +63,7 @@ class _OnDisk(NamedTuple):
     symlink: bool
 
 
-def worktree_sources(repo: Repository, targets: Sequence[str]) -> tuple[Iterator[Candidate], list[Skipped]]:
+def worktree_sources(repo: Repository, targets: Sequence[str]) -> tuple[CandidateStream, list[Skipped]]:
     """The files under `targets` (repo-relative; "" is the whole tree; none: the four buckets) to judge,
     read one by one as the judging asks for them, and the files skipped as no memory.
 
@@ -94,7 +94,8 @@ def worktree_sources(repo: Repository, targets: Sequence[str]) -> tuple[Iterator
             ["memhtml validate", "memhtml status"],
         )
     ordered = [found[path] for path in sorted(found)]
-    return (_read(entry) for entry in ordered), [skipped[path] for path in sorted(skipped)]
+    files = (_read(entry) for entry in ordered)
+    return CandidateStream(files, len(ordered)), [skipped[path] for path in sorted(skipped)]
 
 
 def _sort(entry: _OnDisk, found: dict[str, _OnDisk], skipped: dict[str, Skipped]) -> None:
@@ -171,7 +172,7 @@ class _StagedEntry(NamedTuple):
     blob: str
 
 
-def staged_sources(repo: Repository, targets: Sequence[str]) -> tuple[Iterator[Candidate], list[Skipped]]:
+def staged_sources(repo: Repository, targets: Sequence[str]) -> tuple[CandidateStream, list[Skipped]]:
     """The staged versions (added, copied, modified, renamed or retyped against HEAD; deletions have
     nothing to judge) of the files under `targets` (none: all), from the index the caller's git
     variables name, and the staged files skipped as no memory."""
@@ -195,7 +196,8 @@ def staged_sources(repo: Repository, targets: Sequence[str]) -> tuple[Iterator[C
         else:
             skipped.append(Skipped(entry.path, reason))
     judged.sort(key=lambda entry: entry.path)
-    return _staged_candidates(repo, judged), sorted(skipped, key=lambda item: item.path)
+    files = _staged_candidates(repo, judged)
+    return CandidateStream(files, len(judged)), sorted(skipped, key=lambda item: item.path)
 
 
 def _empty_tree(root: Path) -> str:

@@ -70,6 +70,73 @@ def violations(answer: Answer) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- the working tree
 
 
+class _FailingPool:
+    """A pool that cannot take work (`submit` raises) or whose workers die (`result` raises)."""
+
+    def __init__(self, failing_at: str) -> None:
+        self.failing_at = failing_at
+        self.submitted = 0
+
+    def submit(self, function: Any, *arguments: Any) -> Any:
+        from concurrent.futures.process import BrokenProcessPool
+
+        self.submitted += 1
+        if self.failing_at == "submit":
+            raise RuntimeError("cannot schedule new futures after shutdown")
+
+        class Dead:
+            def result(self) -> Any:
+                raise BrokenProcessPool("a worker died")
+
+        return Dead()
+
+
+@pytest.mark.parametrize("pool_kind", ["workers", "refusing pool", "dying workers"])
+def test_a_large_store_is_judged_in_workers_exactly_as_in_one_process(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, pool_kind: str
+) -> None:
+    from contextlib import contextmanager
+
+    from memhtml.contracts.errors import InvalidMemory
+    from memhtml.index import parallel
+    from memhtml.operations import validation
+
+    text = valid_text(store_root)
+    for number in range(25):  # stale content hashes: a warning each
+        put(store_root, f"areas/inbox/edited-{number}.html", with_body(store_root, f"Measured again, run {number}."))
+    put(store_root, "areas/inbox/leaky.html", with_body(store_root, f"Use token {GITHUB} here."))
+    put(store_root, "resources/db/no-claim.html", text.replace("<mark>", "").replace("</mark>", ""))
+
+    def report() -> dict[str, Any]:
+        with pytest.raises(InvalidMemory) as refused:
+            validation.validate(store_root, [], staged=False)
+        assert refused.value.data is not None
+        return dict(refused.value.data)
+
+    one_process = report()
+    assert one_process["checked"] == 1 + 25 + 2 and one_process["invalid"] == 2
+    assert len(one_process["warnings"]) == 25 + 1  # the 25 edits, and the unmarked file's stale hash
+    used: list[object] = []
+    real_pool = validation.projection_pool
+
+    @contextmanager
+    def watched_pool(file_count: int) -> Any:
+        with real_pool(file_count) as pool:
+            failing_at = "submit" if pool_kind == "refusing pool" else "result"
+            chosen = pool if pool_kind == "workers" else _FailingPool(failing_at)
+            used.append(chosen)
+            yield chosen
+
+    monkeypatch.setattr(parallel, "PARALLEL_MINIMUM_FILES", 1)
+    monkeypatch.setattr(validation, "CHUNK_FILES", 3)  # ten slices, two read ahead
+    monkeypatch.setattr(validation, "READ_AHEAD_SLICES", 2)
+    monkeypatch.setattr(validation, "projection_pool", watched_pool)
+    assert report() == one_process
+    assert len(used) == 1 and used[0] is not None
+    if isinstance(used[0], _FailingPool):
+        assert used[0].submitted == 10  # every slice was offered to the pool, and judged here instead
+
+
 def test_a_store_written_through_the_doors_is_valid(store_root: Path) -> None:
     valid_text(store_root)
     write(store_root, "Deploy runbook", "--claim", "Drain the VIP before reverting.", "--type", "procedural", "--tag", "deploy",
