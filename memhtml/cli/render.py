@@ -67,15 +67,26 @@ def _validation(data: dict[str, Any]) -> Text:
 _DOCTOR_ALWAYS: tuple[str, ...] = ("healthy", "root", "headSha", "filesChecked", "remedies", "repaired")
 
 
+# A finding lists at most this many entries on a terminal (a hand-edited 100k store can have thousands
+# of stale hashes, nine lines each); JSON lists every one.
+RENDERED_FINDINGS: Final[int] = 20
+
+
 def _doctor_findings(data: dict[str, Any]) -> dict[str, Any]:
-    """A person reads a doctor report for what is wrong: empty findings and false flags are left out."""
-    return {
+    """A person reads a doctor report for what is wrong: empty findings and false flags are left out,
+    and a long finding shows its first entries and how many more there are."""
+    kept = {
         key: value
         for key, value in data.items()
         if key in _DOCTOR_ALWAYS
         or (value not in ([], {}, None, False, 0) and key != "indexDrift")
         or (key == "indexDrift" and isinstance(value, dict) and any(value.values()))
     }
+    for key, value in kept.items():
+        if isinstance(value, list) and len(value) > RENDERED_FINDINGS:
+            more = f"… {len(value) - RENDERED_FINDINGS:,} more; --json lists every one"
+            kept[key] = [*value[:RENDERED_FINDINGS], more]
+    return kept
 
 
 # A batch answer lists at most this many ops on a terminal: a 10k-op answer laid out whole is 200k lines

@@ -43,3 +43,19 @@ def test_a_doctor_flag_value_is_refused_before_anything_runs(store_root: Path) -
     answer = run_cli("doctor", "--fix=maybe", "--repo", str(store_root))
     assert answer.status == 2
     assert answer.envelope["code"] == "ERR_INVALID_FLAG"
+
+
+def test_on_a_terminal_a_long_finding_shows_its_first_entries_and_how_many_more(store_root: Path) -> None:
+    from memhtml.cli.render import RENDERED_FINDINGS
+    from tests.cli.test_envelope_and_failures import run_on_terminal
+
+    edited = [write(store_root, f"Probe {number}", f"Probe {number} holds {number}.") for number in range(25)]
+    for path in edited:  # a hand edit of the article leaves its stated content hash stale
+        target = store_root / path
+        target.write_text(target.read_text(encoding="utf-8").replace("</mark>", " (edited)</mark>"), encoding="utf-8")
+    piped = run_cli("doctor", "--repo", str(store_root))
+    assert sorted(item["path"] for item in piped.data["staleContentHashes"]) == sorted(edited)
+    _, screen = run_on_terminal("doctor", "--repo", str(store_root))
+    shown = [path for path in edited if f'"{path}"' in screen]
+    assert len(shown) == RENDERED_FINDINGS
+    assert f"… {25 - RENDERED_FINDINGS:,} more; --json lists every one" in screen
