@@ -67,9 +67,9 @@ def apply(
     progress: PhaseProgress | None = None,
 ) -> ApplyAnswer:
     """Apply every op of `stream`; raises BatchAborted when an atomic batch stored nothing because of
-    a refused op, and when every op was refused. `progress` hears ("planning", ops, of), ("writing",
-    files, of), ("indexing", files, of) and ("embedding", texts, of), each phase when it is long enough
-    to report."""
+    a refused op, and when every op was refused. `progress` hears ("planning", ops, of), ("checking",
+    ops, of), ("writing", files, of), ("indexing", files, of) and ("embedding", texts, of), each phase
+    when it is long enough to report."""
     decoded = decode_ops(stream, options.provenance, options.cleaning)
     moment = now or dt.datetime.now(dt.UTC)
     requests = [op.request for op in decoded]
@@ -113,7 +113,8 @@ def apply(
             atomic=not options.continue_on_error,
             dry_run=options.dry_run,
             on_planned=index.release if len(planned) >= RELEASE_INDEX_OPS else None,
-            progress=progress_phase(progress, "writing"),
+            checking=progress_phase(progress, "checking"),
+            writing=progress_phase(progress, "writing"),
         )
         index_warning = None
         if stored.committed is not None:

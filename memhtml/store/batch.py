@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import FollowsRefusal, MemhtmlError, StorageFailure, WriteConflict
 from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
@@ -30,6 +30,9 @@ from memhtml.store.transaction import (
     exclusive,
     read_committed,
 )
+
+# Ops checked between two progress reports: a report per op would cost more than a person can read.
+PROGRESS_OPS: Final[int] = 100
 
 
 class ActiveOwner(NamedTuple):
@@ -114,14 +117,18 @@ def store_batch(
     atomic: bool = True,
     dry_run: bool = False,
     on_planned: Callable[[], None] | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    checking: Callable[[int, int], None] | None = None,
+    writing: Callable[[int, int], None] | None = None,
 ) -> BatchStored:
     """Plan every op under the write lock, then (unless refused atomically or dry) commit them as one.
-    `on_planned` is called once the plan no longer needs `owners`; `progress` hears (files written,
-    files) while a large batch is written."""
+    `on_planned` is called once the plan no longer needs `owners`. `checking` hears (ops checked, ops):
+    (0, ops) before the write lock is taken, so a wait for it shows, then as the ops are checked under
+    it; `writing` hears (files written, files) while a large batch is written."""
+    if checking is not None:
+        checking(0, len(ops))
     with exclusive(store):
         plan = _Plan(store, ops, owners, instant)
-        outcomes = plan.run(stop_at_refusal=atomic)
+        outcomes = plan.run(stop_at_refusal=atomic, progress=checking)
         if atomic and any(outcome.outcome == "refused" for outcome in outcomes):
             for outcome in outcomes:
                 if outcome.outcome != "refused":
@@ -134,7 +141,7 @@ def store_batch(
             on_planned()  # the lookups are done: the caller may let go of what answered them
         if dry_run or not changes:
             return BatchStored(outcomes, None, plan.touched)
-        committed = commit_changes(store, changes, message_for(outcomes, plan.touched), progress=progress)
+        committed = commit_changes(store, changes, message_for(outcomes, plan.touched), progress=writing)
     return BatchStored(outcomes, committed, plan.touched)
 
 
@@ -175,7 +182,7 @@ class _Plan:
         self.restated_by: dict[str, list[OpOutcome]] = {}  # committed path -> the ops that updated it
         self.touched: list[str] = []
 
-    def run(self, *, stop_at_refusal: bool) -> list[OpOutcome]:
+    def run(self, *, stop_at_refusal: bool, progress: Callable[[int, int], None] | None = None) -> list[OpOutcome]:
         outcomes: list[OpOutcome] = []
         for position, op in enumerate(self.ops):
             try:
@@ -183,6 +190,8 @@ class _Plan:
             except MemhtmlError as error:
                 outcome = OpOutcome("refused", error=error)
             outcomes.append(outcome)
+            if progress is not None and (len(outcomes) % PROGRESS_OPS == 0 or len(outcomes) == len(self.ops)):
+                progress(len(outcomes), len(self.ops))
             if outcome.outcome == "refused" and stop_at_refusal:
                 outcomes += [OpOutcome("skipped") for _ in self.ops[len(outcomes) :]]
                 break

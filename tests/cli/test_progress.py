@@ -147,7 +147,7 @@ def batch_of(tmp_path: Path, count: int) -> Path:
     return path
 
 
-def test_apply_reports_planning_writing_indexing_and_embedding_in_order(
+def test_apply_reports_planning_checking_writing_indexing_and_embedding_in_order(
     store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memhtml.operations import planning
@@ -170,9 +170,10 @@ def test_apply_reports_planning_writing_indexing_and_embedding_in_order(
     assert answer.data["summary"]["written"] == 150
     assert len(memory_files(store_root)) == files_before + 150
     phases = [phase for phase, _, _ in heard]
-    assert phases == sorted(phases, key=["planning", "writing", "indexing", "embedding"].index)
+    assert phases == sorted(phases, key=["planning", "checking", "writing", "indexing", "embedding"].index)
     by_phase = {phase: [(done, of) for name, done, of in heard if name == phase] for phase in phases}
     assert by_phase["planning"] == [(40, 150), (80, 150), (120, 150), (150, 150)]
+    assert by_phase["checking"] == [(0, 150), (100, 150), (150, 150)]  # before the write lock, then as checked
     assert by_phase["writing"] == [(50, 150), (100, 150), (150, 150)]
     assert by_phase["indexing"] == [(64, 150), (128, 150), (150, 150)]
     assert by_phase["embedding"][-1] == (150, 150)
