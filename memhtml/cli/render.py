@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any, Final
 
@@ -83,10 +84,18 @@ def _doctor_findings(data: dict[str, Any]) -> dict[str, Any]:
         or (key == "indexDrift" and isinstance(value, dict) and any(value.values()))
     }
     for key, value in kept.items():
-        if isinstance(value, list) and len(value) > RENDERED_FINDINGS:
-            more = f"… {len(value) - RENDERED_FINDINGS:,} more; --json lists every one"
-            kept[key] = [*value[:RENDERED_FINDINGS], more]
+        if isinstance(value, dict):  # `indexDrift` holds its path lists one level down
+            kept[key] = {name: _first_entries(entries) for name, entries in value.items()}
+        else:
+            kept[key] = _first_entries(value)
     return kept
+
+
+def _first_entries(value: Any) -> Any:
+    """A list longer than `RENDERED_FINDINGS` cut to its first entries and a line saying how many more."""
+    if not isinstance(value, list) or len(value) <= RENDERED_FINDINGS:
+        return value
+    return [*value[:RENDERED_FINDINGS], f"… {len(value) - RENDERED_FINDINGS:,} more; --json lists every one"]
 
 
 # A batch answer lists at most this many ops on a terminal: a 10k-op answer laid out whole is 200k lines
@@ -95,8 +104,9 @@ RENDERED_OPS: Final[int] = 20
 
 
 def _batch(data: dict[str, Any]) -> Group:
-    """A batch answer as a person reads it: the counts, whether and where it landed, then one row per
-    op, the ones that went wrong first; past `RENDERED_OPS` ops, how many more and where to find them."""
+    """A batch answer as a person reads it: the counts, whether and where it landed, then a row per op.
+    Past `RENDERED_OPS` ops, the rows are every op that went wrong (refused, failed, in conflict) and
+    then the first ops, up to that many, and a last line says how many more there are."""
     summary: dict[str, int] = data.get("summary") or {}
     counts = [f"{name} {count:,}" for name, count in summary.items() if count or name in ("total", "written")]
     text = Text(" · ".join(counts), style="bold")
@@ -119,12 +129,11 @@ def _batch(data: dict[str, Any]) -> Group:
         troubled = [
             position for position, result in enumerate(results) if not result.get("ok") or result.get("conflict")
         ]
-        picked = set(troubled[:RENDERED_OPS])
-        for position in range(len(results)):  # then the first ops, up to the limit
-            if len(picked) >= RENDERED_OPS:
-                break
-            picked.add(position)
-        shown = [result for position, result in enumerate(results) if position in picked]
+        first = troubled[:RENDERED_OPS]
+        picked = set(first)
+        others = (position for position in range(len(results)) if position not in picked)
+        first += itertools.islice(others, RENDERED_OPS - len(first))  # then the first ops, up to the limit
+        shown = [results[position] for position in first]
     ops = Table(show_header=False, box=None, pad_edge=False)
     ops.add_column(justify="right", no_wrap=True)
     ops.add_column(no_wrap=True)

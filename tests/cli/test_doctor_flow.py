@@ -59,3 +59,15 @@ def test_on_a_terminal_a_long_finding_shows_its_first_entries_and_how_many_more(
     shown = [path for path in edited if f'"{path}"' in screen]
     assert len(shown) == RENDERED_FINDINGS
     assert f"… {25 - RENDERED_FINDINGS:,} more; --json lists every one" in screen
+
+
+def test_the_index_drifts_path_lists_are_cut_one_level_down() -> None:
+    from memhtml.cli.render import RENDERED_FINDINGS, _doctor_findings
+
+    missing = [f"areas/inbox/missing-{number}.html" for number in range(RENDERED_FINDINGS + 7)]
+    shown = _doctor_findings({"healthy": False, "indexDrift": {"missing": missing, "extra": [], "stale": ["a.html"]}})
+    assert shown["indexDrift"] == {
+        "missing": [*missing[:RENDERED_FINDINGS], "… 7 more; --json lists every one"],
+        "extra": [],
+        "stale": ["a.html"],
+    }

@@ -228,7 +228,7 @@ def test_a_batch_answer_on_a_terminal_lists_its_ops_in_brief_and_the_refused_one
     screen = re.sub(r"\x1b\[[0-9;]*m", "", screen)  # the colours
     rows = [line.split()[1:3] for line in screen.splitlines() if re.match(r"│ +\d+ +(written|refused) ", line)]
     assert len(rows) == RENDERED_OPS
-    assert rows == [[str(number), "written"] for number in range(19)] + [["27", "refused"]]  # then the first ops
+    assert rows == [["27", "refused"]] + [[str(number), "written"] for number in range(19)]  # then the first ops
     assert "ERR_INVALID_MEMORY: invalid memory: unknown memory type: bogus" in screen
     assert f"… {30 - RENDERED_OPS:,} more; --json answers every op" in screen
     assert "total 30 · written 29 · failed 1 · refused 1" in screen
