@@ -142,7 +142,7 @@ def fused_search(
         UNION ALL SELECT path, 'salience', r, {WEIGHT_SALIENCE} FROM salience
     )
     -- Votes add up in whatever order the plan delivers them, so equal sums can differ in their last bits:
-    -- rounded, a tie is a tie and the path breaks it.
+    -- rounded to 12 places first, they tie and the path breaks the tie.
     SELECT path, sum(w / ({RRF_K} + r)) AS score, list(arm ORDER BY arm), list(r ORDER BY arm)
     FROM votes GROUP BY path ORDER BY round(score, 12) DESC, path LIMIT $pool
     """
