@@ -128,6 +128,7 @@ def test_a_large_store_is_judged_in_workers_exactly_as_in_one_process(
             yield chosen
 
     monkeypatch.setattr(parallel, "PARALLEL_MINIMUM_FILES", 1)
+    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 2)  # a pool on a one-core machine too
     monkeypatch.setattr(validation, "CHUNK_FILES", 3)  # ten slices, two read ahead
     monkeypatch.setattr(validation, "READ_AHEAD_SLICES", 2)
     monkeypatch.setattr(validation, "projection_pool", watched_pool)
