@@ -43,8 +43,8 @@ _MIGRATION_NAME: Final = re.compile(r"^\d{4}_[a-z0-9_]+\.sql$")
 EXPANDED_MEMBERSHIP_LIMIT: Final[int] = 64
 # Vector components are stored to this many decimal places. DuckDB then stores each as a small integer
 # (ALP) instead of a float's full bits (ALPRD): at 100k memories the index file went from 203 to 165 MB
-# and a whole-process search read 30 ms less (its cold vector scan, 190 -> 160 ms). Each component moves
-# by at most 0.0005, so a cosine with a unit query moves by about 0.0003 and never by more than
+# and a search's statement, which its cold vector scan dominates, from ≈190 to ≈160 ms. Each component
+# moves by at most 0.0005, so a cosine with a unit query moves by about 0.0003 and never by more than
 # 0.0005 x sqrt(dimensions): 0.008 for the shipped model's 256, 0.0098 for `minilm`'s 384, below half
 # the tolerance within which cosines share a vector rank.
 VECTOR_DECIMALS: Final[int] = 3
