@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final
-
-from memhtml.index.projection import FileProjection, SkippedFile, project_file
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
+
+    from memhtml.index.projection import FileProjection, SkippedFile
 
 PARALLEL_MINIMUM_FILES: Final[int] = 1000
 CHUNK_FILES: Final[int] = 250
@@ -23,11 +23,15 @@ MAX_WORKERS: Final[int] = 4
 PARENT_POLL_SECONDS: Final[float] = 0.2
 
 Item = tuple[str, str, bytes | None]
-Projected = FileProjection | SkippedFile
+# The projection is imported where it runs, not here: `doctor` and `validate` take their pool from this
+# module and never project (the projection's modules cost `validate --staged`, a commit hook, ≈3 ms).
+Projected: TypeAlias = "FileProjection | SkippedFile"
 
 
 def project_items(items: Sequence[Item], now: str) -> list[Projected]:
     """Project `(path, blob sha, bytes)` items in order; an unreadable blob is a skipped file."""
+    from memhtml.index.projection import SkippedFile, project_file
+
     return [
         SkippedFile(path, "blob could not be read") if content is None else project_file(path, sha, content, now)
         for path, sha, content in items
