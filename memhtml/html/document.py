@@ -7,12 +7,12 @@ is recomputed from the article rather than trusted from the head.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from memhtml.contracts.vocabulary import META_PREFIX, rel_from_token
 from memhtml.html.extract import ArticleFacts, extract_article
-from memhtml.html.hashing import first_article, hash_text
+from memhtml.html.hashing import hash_text
 from memhtml.html.jscompat import collapsed, js_trim
 from memhtml.html.metavalues import (
     read_confidence,
@@ -110,14 +110,31 @@ def parse_memory(text: str) -> ParsedMemory:
     return parse_memory_tree(parse_document(text))
 
 
-def parse_memory_tree(html: Element) -> ParsedMemory:
-    """Read an already-parsed document (lets callers share one parse with `validate`)."""
-    metas = head_metas(html)
-    article = first_article(html)
-    facts = extract_article(article)
+class DocumentParts(NamedTuple):
+    """What both reading and checking a memory take from its tree, gathered once for the two."""
 
-    def single(name: str) -> str | None:
-        return next((content for meta_name, content in metas if meta_name == name), None)
+    elements: list[Element]  # every element, the root first, in document order
+    metas: list[tuple[str, str]]  # as `head_metas` gives them
+    links: list[tuple[str, str]]  # as `head_links` gives them
+    title: str  # as `document_title` gives it
+
+
+def document_parts(html: Element) -> DocumentParts:
+    elements = list(iter_elements([html]))
+    return DocumentParts(elements, head_metas(html), head_links(html), _title_of(elements))
+
+
+def parse_memory_tree(html: Element, parts: DocumentParts | None = None) -> ParsedMemory:
+    """Read an already-parsed document (lets callers share one parse, and its `parts`, with `validate`)."""
+    if parts is None:
+        parts = document_parts(html)
+    metas = parts.metas
+    article = next((element for element in parts.elements if element.tag == "article"), None)
+    facts = extract_article(article)
+    first: dict[str, str] = {}
+    for meta_name, content in metas:
+        first.setdefault(meta_name, content)  # the first occurrence of a scalar meta wins
+    single = first.get
 
     def many(name: str) -> list[str]:
         return [content for meta_name, content in metas if meta_name == name and content != ""]
@@ -127,9 +144,9 @@ def parse_memory_tree(html: Element) -> ParsedMemory:
     reprieves = single("memhtml-reprieves")
     needs_revision = single("memhtml-needs-revision")
     return ParsedMemory(
-        title=document_title(html),
+        title=parts.title,
         metas=metas,
-        links=[(rel, href) for token, href in head_links(html) if (rel := rel_from_token(token)) is not None],
+        links=[(rel, href) for token, href in parts.links if (rel := rel_from_token(token)) is not None],
         article_inner_html=js_trim(serialize_nodes(article.children)) if article is not None else "",
         facts=facts,
         content_hash=hash_text(facts.canonical_text),
@@ -192,7 +209,11 @@ def head_links(html: Element) -> list[tuple[str, str]]:
 
 def document_title(html: Element) -> str:
     """The first `<title>`'s text, ASCII-whitespace-collapsed and trimmed; "" without one."""
-    for element in iter_elements([html]):
+    return _title_of(iter_elements([html]))
+
+
+def _title_of(elements: Iterable[Element]) -> str:
+    for element in elements:
         if element.tag == "title":
             return collapsed("".join(child.data for child in element.children if isinstance(child, Text)))
     return ""

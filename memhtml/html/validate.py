@@ -28,7 +28,7 @@ from memhtml.contracts.vocabulary import (
     TASK_STATUSES,
     rel_from_token,
 )
-from memhtml.html.document import ParsedMemory, document_title, head_links, head_metas, parse_memory_tree
+from memhtml.html.document import DocumentParts, ParsedMemory, document_parts, parse_memory_tree
 from memhtml.html.extract import gist_of
 from memhtml.html.jscompat import js_trim, utf16_prefix
 from memhtml.html.metavalues import is_language_token, is_repo_root_href
@@ -62,15 +62,17 @@ def check_memory(text: str) -> MemoryCheck:
 def inspect_memory(text: str) -> tuple[ParsedMemory, MemoryCheck]:
     """Read and check a file with one parse (what an indexer needs for every file it projects)."""
     html = parse_document(text)
-    return parse_memory_tree(html), check_memory_tree(html)
+    parts = document_parts(html)
+    return parse_memory_tree(html, parts), check_memory_tree(html, parts)
 
 
-def check_memory_tree(html: Element) -> MemoryCheck:
-    """Check an already-parsed document (lets callers share one parse with `document`)."""
-    elements = list(iter_elements([html]))
-    metas = head_metas(html)
+def check_memory_tree(html: Element, parts: DocumentParts | None = None) -> MemoryCheck:
+    """Check an already-parsed document (lets callers share one parse, and its `parts`, with `document`)."""
+    if parts is None:
+        parts = document_parts(html)
+    elements, metas = parts.elements, parts.metas
     articles = [element for element in elements if element.tag == "article"]
-    violations = _head_violations(elements, html, metas)
+    violations = _head_violations(elements, parts.title, metas)
     if not articles:
         violations.append("no <article>: a memory file needs exactly one")
     elif len(articles) > 1:
@@ -79,7 +81,7 @@ def check_memory_tree(html: Element) -> MemoryCheck:
         violations += claim_violations(articles[0])
     violations += _time_violations(elements)
     violations += _presentation_violations(elements)
-    violations += _link_violations(head_links(html))
+    violations += _link_violations(parts.links)
     violations += _meta_value_violations(metas)
     return MemoryCheck(violations, collect_warnings(elements))
 
@@ -167,12 +169,12 @@ class _FigureScope:
         return within
 
 
-def _head_violations(elements: list[Element], html: Element, metas: list[tuple[str, str]]) -> list[str]:
+def _head_violations(elements: list[Element], title: str, metas: list[tuple[str, str]]) -> list[str]:
     found: list[str] = []
     titles = sum(1 for element in elements if element.tag == "title")
     if titles != 1:
         found.append(f"{titles} <title> elements: a memory file needs exactly one")
-    elif not document_title(html):
+    elif not title:
         found.append("empty <title>")
     names = [name for name, _ in metas]
     found += [f'missing required <meta name="{name}">' for name in REQUIRED_METAS if name not in names]
@@ -224,8 +226,10 @@ def _link_violations(links: list[tuple[str, str]]) -> list[str]:
 
 
 def _meta_value_violations(metas: list[tuple[str, str]]) -> list[str]:
-    def single(name: str) -> str | None:
-        return next((content for meta_name, content in metas if meta_name == name), None)
+    first: dict[str, str] = {}
+    for meta_name, content in metas:
+        first.setdefault(meta_name, content)  # the first occurrence is the value read
+    single = first.get
 
     found: list[str] = []
     memory_type = single("memhtml-type")

@@ -1,0 +1,53 @@
+"""Reading and checking a memory share one parse and one pass over its head; the shortcuts taken for
+speed must give exactly what the plain definitions give."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memhtml.html.document import parse_memory_tree
+from memhtml.html.jscompat import collapse_ascii_whitespace
+from memhtml.html.parser import parse_document
+from memhtml.html.validate import check_memory_tree, inspect_memory
+from tests.html.memory_file_examples import FILE_A
+
+ASCII_WHITESPACE_RUN = re.compile(r"[ \t\n\f\r]+")
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", " ", "\t", "\n", "\f", "\r", "\u00a0", "\u3000", "\v"])))
+def test_collapsing_equals_the_plain_rule(text: str) -> None:
+    assert collapse_ascii_whitespace(text) == ASCII_WHITESPACE_RUN.sub(" ", text)
+
+
+def test_each_ascii_whitespace_alone_is_collapsed() -> None:
+    for whitespace in [" ", "\t", "\n", "\f", "\r"]:
+        assert collapse_ascii_whitespace(f"a{whitespace}b") == "a b"
+        assert collapse_ascii_whitespace(f"a{whitespace} b") == "a b"
+    assert collapse_ascii_whitespace("a\u00a0\u00a0b") == "a\u00a0\u00a0b"  # NBSP is content
+
+
+def test_one_inspection_reads_and_checks_as_two_separate_passes() -> None:
+    # Repeated scalar metas (the first wins when read; the check counts them), a second title and a
+    # link: every head part the two passes share.
+    text = FILE_A.replace(
+        "</head>",
+        '<meta name="memhtml-confidence" content="0.2"><meta name="memhtml-type" content="fact">'
+        '<title>Second</title><link rel="memhtml-supersedes" href="areas/a/b.html"></head>',
+    )
+    memory, check = inspect_memory(text)
+    assert memory == parse_memory_tree(parse_document(text))
+    assert check == check_memory_tree(parse_document(text))
+    assert '<meta name="memhtml-confidence"> appears 2 times but is not repeatable' in check.violations
+    assert "2 <title> elements: a memory file needs exactly one" in check.violations
+    assert (memory.memory_type, memory.confidence, memory.title) == (
+        "procedural",
+        0.9,
+        "Prod rollbacks drain the VIP first",
+    )
+    assert memory.links == [
+        ("relates_to", "/resources/people/sanju-owns-the-checkout-api.html"),
+        ("supersedes", "areas/a/b.html"),
+    ]
