@@ -13,7 +13,7 @@ from typing import Any, Final
 from memhtml.contracts.corpus import CorpusReader, TreeChange
 from memhtml.contracts.errors import GitFailure
 from memhtml.index.database import Database, prepare_bulk_inserts
-from memhtml.index.parallel import PendingProjection, projection_pool
+from memhtml.index.parallel import Item, PendingProjection, project_slices, projection_pool
 from memhtml.index.projection import FileProjection, SkippedFile, relocated
 from memhtml.index.rows import ALL_TABLES, empty_tables, remove_paths, rename_path, store_projections
 from memhtml.index.watermark import watermark
@@ -79,24 +79,19 @@ def rebuild(
         empty_tables(database, ALL_TABLES)
         paths = sorted(tree)
         slices = [paths[start : start + REBUILD_SLICE] for start in range(0, len(paths), REBUILD_SLICE)]
+
+        def read(batch: list[str]) -> list[Item]:
+            contents = reader.blobs(tree[path] for path in batch)
+            return [(path, tree[path], contents.get(tree[path])) for path in batch]
+
         with projection_pool(len(paths)) as pool:
-
-            def start(batch: list[str]) -> PendingProjection:
-                contents = reader.blobs(tree[path] for path in batch)
-                return PendingProjection(pool, [(path, tree[path], contents.get(tree[path])) for path in batch], now)
-
-            pending = start(slices[0]) if slices else None
-            if pool is not None:
-                prepare_bulk_inserts()
-            for number in range(len(slices)):
-                assert pending is not None
-                results = pending.results()
-                # Workers project the next slice while this one is written.
-                pending = start(slices[number + 1]) if number + 1 < len(slices) else None
-                projected = _sorted_results(results, report)
-                _store(database, projected, report, bulk=True)
+            stored = 0
+            bulk = prepare_bulk_inserts if pool is not None else None
+            for batch, results in project_slices(pool, slices, read, now, meanwhile=bulk):
+                _store(database, _sorted_results(results, report), report, bulk=True)
+                stored += len(batch)
                 if progress is not None:
-                    progress(min((number + 1) * REBUILD_SLICE, len(paths)), len(paths))
+                    progress(stored, len(paths))
         _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
         database.run(
             "UPDATE index_state SET head_sha = $head, rebuilt_at = $now, updated_at = $now WHERE id = 1",
@@ -172,18 +167,23 @@ def _apply_commits(
                 report.added += 1
     # Renamed files are re-projected too: a move usually comes with a head stamp (archive, correct).
     wanted = [(change.path, change.blob_sha) for change in changes if change.status != "D" and change.blob_sha]
+
     # In slices, so a 50k-file commit never holds every blob and projection at once; one worker pool.
+    def read(chunk: list[tuple[str, str]]) -> list[Item]:
+        unknown = [(path, sha) for path, sha in chunk if sha not in known]
+        contents = reader.blobs(sha for _, sha in unknown)
+        return [(path, sha, contents.get(sha)) for path, sha in unknown]
+
+    chunks = [wanted[start : start + REBUILD_SLICE] for start in range(0, len(wanted), REBUILD_SLICE)]
+    stored = 0
     with projection_pool(sum(1 for _, sha in wanted if sha not in known)) as pool:
-        for start in range(0, len(wanted), REBUILD_SLICE):
-            chunk = wanted[start : start + REBUILD_SLICE]
+        for chunk, results in project_slices(pool, chunks, read, now):
             reused = [relocated(known[sha], path) for path, sha in chunk if sha in known]
-            unknown = [(path, sha) for path, sha in chunk if sha not in known]
-            contents = reader.blobs(sha for _, sha in unknown)
-            items = [(path, sha, contents.get(sha)) for path, sha in unknown]
-            projected = _sorted_results(PendingProjection(pool, items, now).results(), report)
+            projected = _sorted_results(results, report)
             _store(database, sorted([*projected, *reused], key=lambda item: item.path), report)
+            stored += len(chunk)
             if progress is not None:
-                progress(start + len(chunk), len(wanted))
+                progress(stored, len(wanted))
     report.added += sum(1 for change in changes if change.status == "A")
     report.modified += sum(1 for change in changes if change.status == "M")
 

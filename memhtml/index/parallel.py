@@ -8,9 +8,10 @@ Small passes stay in-process, where a pool would cost more than it saves.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
@@ -23,6 +24,7 @@ MAX_WORKERS: Final[int] = 4
 PARENT_POLL_SECONDS: Final[float] = 0.2
 
 Item = tuple[str, str, bytes | None]
+Slice = TypeVar("Slice")
 # The projection is imported where it runs, not here: `doctor` and `validate` take their pool from this
 # module and never project (the projection's modules cost `validate --staged`, a commit hook, ≈3 ms).
 Projected: TypeAlias = "FileProjection | SkippedFile"
@@ -128,3 +130,52 @@ class PendingProjection:
             return [projected for future in self._futures for projected in future.result()]
         except (BrokenProcessPool, OSError):
             return project_items(self._items, self._now)
+
+
+def project_slices(
+    pool: Executor | None,
+    slices: Sequence[Slice],
+    read: Callable[[Slice], Sequence[Item]],
+    now: str,
+    *,
+    meanwhile: Callable[[], None] | None = None,
+) -> Iterator[tuple[Slice, list[Projected]]]:
+    """Each slice with its projections, in order; `read` gives a slice's items (its blobs, from git),
+    and `meanwhile` runs once the first slice is with the workers (before it when there are none).
+
+    With a pool the work runs as a pipeline, so no stage waits for another between slices: a thread
+    reads the blobs of the slice after next while the workers project the next slice and the caller
+    writes this one's rows (a 10k rebuild spent ≈0.5 s reading blobs with its workers idle).
+    """
+    if pool is None or len(slices) < 2:
+        if meanwhile is not None:
+            meanwhile()
+        for batch in slices:
+            yield batch, PendingProjection(pool, read(batch), now).results()
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memhtml-blob-reader") as reader:
+        upcoming = iter(slices)
+        reads: deque[tuple[Slice, Future[Sequence[Item]]]] = deque()
+        submitted: deque[tuple[Slice, PendingProjection]] = deque()
+
+        def read_next() -> None:
+            batch = next(upcoming, None)
+            if batch is not None:
+                reads.append((batch, reader.submit(read, batch)))
+
+        def submit_next() -> None:
+            batch, items = reads.popleft()
+            submitted.append((batch, PendingProjection(pool, items.result(), now)))
+            read_next()
+
+        read_next()
+        submit_next()
+        if meanwhile is not None:
+            meanwhile()
+        while submitted:
+            if reads:
+                submit_next()  # the workers get the next slice before this one is awaited
+            batch, pending = submitted.popleft()
+            yield batch, pending.results()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memhtml.index import parallel
+from memhtml.index import indexer, parallel
 from memhtml.index.database import database_paths, open_database
 from memhtml.index.indexer import rebuild
 from memhtml.store.gitread import GitCorpusReader
@@ -25,8 +25,10 @@ def test_parallel_and_serial_rebuilds_agree(store_root: Path, monkeypatch: pytes
     git(store_root, "add", "-A")
     git(store_root, "commit", "-q", "-m", "bulk")
     reader = GitCorpusReader(store_root)
+    monkeypatch.setattr(indexer, "REBUILD_SLICE", 150)  # seven slices through the pipeline
+    heard: list[tuple[int, int]] = []
     with open_database(store_root) as database:
-        in_workers = rebuild(database, reader, "2026-11-30T00:00:00Z")
+        in_workers = rebuild(database, reader, "2026-11-30T00:00:00Z", progress=lambda *seen: heard.append(seen))
     parallel_rows = snapshot(store_root)
     for database_file in database_paths(store_root):
         database_file.unlink()
@@ -34,6 +36,7 @@ def test_parallel_and_serial_rebuilds_agree(store_root: Path, monkeypatch: pytes
     with open_database(store_root) as database:
         serial = rebuild(database, reader, "2026-11-30T00:00:00Z")
     assert in_workers.files_indexed == serial.files_indexed == count
+    assert heard == [(min(done, count + 1), count + 1) for done in range(150, count + 150, 150)]
     assert (
         [item.path for item in in_workers.skipped]
         == [item.path for item in serial.skipped]

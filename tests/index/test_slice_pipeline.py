@@ -1,0 +1,76 @@
+"""`project_slices`: slices come back in order, whole, with the blobs read ahead but never far ahead."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from memhtml.contracts.errors import GitFailure
+from memhtml.index.parallel import Item, project_slices
+from tests.index.test_search import memory_file
+
+NOW = "2026-11-30T00:00:00Z"
+
+
+def slice_items(batch: list[int]) -> list[Item]:
+    return [
+        (f"areas/inbox/m{number:03d}.html", f"{number:040x}", memory_file(f"M{number}", f"Fact {number}.").encode())
+        for number in batch
+    ]
+
+
+def test_slices_come_back_in_order_with_at_most_two_read_ahead() -> None:
+    slices = [[number, number + 1] for number in range(0, 12, 2)]
+    read_calls: list[int] = []
+    lock = threading.Lock()
+
+    def read(batch: list[int]) -> list[Item]:
+        with lock:
+            read_calls.append(batch[0] // 2)
+        return slice_items(batch)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        received: list[list[str]] = []
+        for position, (batch, projected) in enumerate(project_slices(pool, slices, read, NOW)):
+            with lock:
+                read_so_far = list(read_calls)
+            # The next slice is already read (and with the workers) while this one is handed out, and
+            # nothing past the slice after that has been read.
+            assert set(range(min(position + 2, len(slices)))) <= set(read_so_far)
+            assert max(read_so_far) <= position + 2
+            assert batch == slices[position]
+            received.append([item.path for item in projected])
+    assert read_calls == list(range(len(slices)))  # each slice read once, in order
+    assert received == [[path for path, _, _ in slice_items(batch)] for batch in slices]
+
+
+def test_without_a_pool_each_slice_is_read_when_it_is_reached() -> None:
+    read_calls: list[int] = []
+    consumed: list[int] = []
+
+    def read(batch: list[int]) -> list[Item]:
+        read_calls.append(batch[0])
+        assert read_calls[:-1] == consumed  # never read ahead: nothing runs beside the caller
+        return slice_items(batch)
+
+    meanwhile: list[str] = []
+    for batch, projected in project_slices(None, [[1], [2], [3]], read, NOW, meanwhile=lambda: meanwhile.append("ran")):
+        consumed.append(batch[0])
+        assert len(projected) == 1
+    assert consumed == read_calls == [1, 2, 3]
+    assert meanwhile == ["ran"]
+
+
+def test_a_failed_read_reaches_the_caller() -> None:
+    def read(batch: list[int]) -> list[Item]:
+        if batch == [3]:
+            raise GitFailure("git cat-file failed", ["retry the same command"])
+        return slice_items(batch)
+
+    received: list[int] = []
+    with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(GitFailure):
+        for batch, _ in project_slices(pool, [[1], [2], [3], [4]], read, NOW):
+            received.append(batch[0])
+    assert received == [1]  # slice 2 waits on the failed read of slice 3 before it is handed out
