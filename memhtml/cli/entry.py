@@ -15,10 +15,12 @@ from memhtml.cli.door import Door
 from memhtml.cli.envelope import EXIT_OK
 from memhtml.cli.grammar import Invocation, parse_command_line
 from memhtml.contracts.errors import Interrupted, MemhtmlError, UsageError
+from memhtml.index.parallel import calm_blas_threads
 from memhtml.operations.config import Config, load_config
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
+    calm_blas_threads()
     _end_process(run(sys.argv[1:] if argv is None else argv))
 
 

@@ -23,6 +23,7 @@ from mcp.server.stdio import stdio_server
 from memhtml import __version__
 from memhtml.contracts.errors import MemhtmlError, UsageError
 from memhtml.domain.nearest import nearest
+from memhtml.index.parallel import calm_blas_threads
 from memhtml.mcp.answers import answered, crashed, refused, resource_crash, resource_error
 from memhtml.mcp.params import check_arguments
 from memhtml.mcp.resources import TEMPLATES, read_resource
@@ -38,6 +39,7 @@ logger = logging.getLogger("memhtml.mcp")
 
 def main(argv: list[str] | None = None) -> None:
     """`memhtml-mcp`: resolve the store's root as the CLI does, then serve it on stdin/stdout."""
+    calm_blas_threads()
     parser = argparse.ArgumentParser(
         prog="memhtml-mcp",
         description="Serve a memhtml store over MCP on stdin/stdout (JSON-RPC); logs go to stderr.",

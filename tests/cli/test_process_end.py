@@ -74,3 +74,41 @@ def test_a_large_answer_arrives_whole_through_a_pipe() -> None:
     assert len(completed.stdout) > 64 * 1024  # more than a pipe's buffer holds
     manifest = json.loads(completed.stdout)
     assert manifest["type"] == "cli.manifest"
+
+
+BLAS_PROBE = """
+import os, sys
+import memhtml.cli.entry as entry
+import memhtml.mcp.server as server
+
+def report(argv):
+    # What NumPy would read if it loaded now: the command runs after this point.
+    print(os.environ.get("OPENBLAS_THREAD_TIMEOUT"), "numpy" in sys.modules)
+    return 0
+
+def stop_serving():
+    report([])
+    raise SystemExit(0)
+
+entry.run = report
+server.load_config = stop_serving  # the server's first step after its own start
+if sys.argv[1] == "mcp":
+    server.main([])
+else:
+    entry.main(["manifest"])
+"""
+
+
+@pytest.mark.parametrize("preset", [None, "9"], ids=["unset", "the user's own"])
+@pytest.mark.parametrize("program", ["cli", "mcp"])
+def test_the_process_has_openblas_threads_sleep_before_numpy_loads(program: str, preset: str | None) -> None:
+    """Both executables set it before any command runs (NumPy reads it as it loads); a user's setting wins."""
+    import os
+
+    environment = {key: value for key, value in os.environ.items() if key != "OPENBLAS_THREAD_TIMEOUT"}
+    if preset is not None:
+        environment["OPENBLAS_THREAD_TIMEOUT"] = preset
+    done = subprocess.run(
+        [sys.executable, "-c", BLAS_PROBE, program], capture_output=True, text=True, env=environment, check=False
+    )
+    assert done.stdout.split() == [preset or "4", "False"], done.stderr[-2000:]
