@@ -159,7 +159,7 @@ def project_slices(
     reads the blobs of the slice after next while the workers project the next slice and the caller
     writes this one's rows (a 10k rebuild spent ≈0.5 s reading blobs with its workers idle).
     """
-    if pool is None or len(slices) < 2:
+    if pool is None or not slices:
         if meanwhile is not None:
             meanwhile()
         for batch in slices:
@@ -189,5 +189,6 @@ def project_slices(
         while submitted:
             if reads:
                 submit_next()  # the workers get the next slice before this one is awaited
-            batch, pending = submitted.popleft()
-            yield batch, pending.results()
+            handed = submitted.popleft()
+            yield handed[0], handed[1].results()
+            del handed  # its blobs go before the wait for the next read, not after it

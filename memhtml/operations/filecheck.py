@@ -12,7 +12,7 @@ from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.limits import MAX_MEMORY_BYTES
 from memhtml.contracts.paths import is_archived_path, path_problem
-from memhtml.html.document import parse_memory_tree
+from memhtml.html.document import document_parts, parse_memory_tree
 from memhtml.html.parser import parse_document
 from memhtml.html.validate import check_memory_tree
 from memhtml.operations.filejudgment import INVALID, status_contradiction, unsafe_problems
@@ -64,8 +64,9 @@ def inspect_file(
     unsafe = [_without_path(problem.as_data()) for problem in unsafe_problems(path, text, tree)]
     if len(content) > MAX_MEMORY_BYTES:
         unsafe.append({"reason": f"{len(content)} bytes, over the {MAX_MEMORY_BYTES}-byte limit", "code": INVALID})
-    check = check_memory_tree(tree)
-    memory = parse_memory_tree(tree)
+    parts = document_parts(tree)
+    check = check_memory_tree(tree, parts)
+    memory = parse_memory_tree(tree, parts)
     archived = is_archived_path(path)
     return FileVerdict(
         path,

@@ -28,7 +28,7 @@ from memhtml.domain.notary import (
     secret_findings,
     shown,
 )
-from memhtml.html.document import parse_memory_tree
+from memhtml.html.document import DocumentParts, document_parts, parse_memory_tree
 from memhtml.html.parser import parse_document
 from memhtml.html.tree import Comment, Element, Node, Text, iter_elements, walk
 from memhtml.html.validate import check_memory_tree
@@ -155,14 +155,15 @@ def judge_file(candidate: Candidate) -> tuple[list[Problem], list[Problem]]:
         violations.append(Problem(path, f"not valid UTF-8 text: the first bad byte is at line {line}, column {column}"))
         text = content.decode("utf-8", "replace")
     tree = parse_document(text)
-    check = check_memory_tree(tree)
+    parts = document_parts(tree)
+    check = check_memory_tree(tree, parts)
     raw, markup, decoded = _unsafe_parts(path, text, tree)
     violations += raw
     violations += [Problem(path, reason) for reason in check.violations]
     violations += markup + decoded
     warnings = [Problem(path, reason) for reason in check.warnings]
     if not check.violations:
-        warnings += _consistency_warnings(candidate.path, path, tree)
+        warnings += _consistency_warnings(candidate.path, path, tree, parts)
     return violations, warnings
 
 
@@ -276,10 +277,10 @@ def _article_side_elements(tree: Element) -> Iterator[tuple[str, list[tuple[str,
 # ---------------------------------------------------------------- warnings
 
 
-def _consistency_warnings(path: str, display: str, tree: Element) -> list[Problem]:
+def _consistency_warnings(path: str, display: str, tree: Element, parts: DocumentParts) -> list[Problem]:
     """What a hand edit commonly leaves inconsistent without breaking the format: the stated content
     hash of an edited article, and a status that contradicts the bucket."""
-    memory = parse_memory_tree(tree)
+    memory = parse_memory_tree(tree, parts)
     found: list[Problem] = []
     stated = memory.stated_content_hash
     if stated and stated != memory.content_hash:

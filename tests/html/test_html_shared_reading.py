@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -51,3 +52,39 @@ def test_one_inspection_reads_and_checks_as_two_separate_passes() -> None:
         ("relates_to", "/resources/people/sanju-owns-the-checkout-api.html"),
         ("supersedes", "areas/a/b.html"),
     ]
+
+
+EDGE_CASES = {
+    "an empty first content": (
+        FILE_A.replace(
+            '<meta name="memhtml-type" content="procedural">',
+            '<meta name="memhtml-type" content=""><meta name="memhtml-type" content="procedural">',
+        ),
+        {"memory_type": "", "title": "Prod rollbacks drain the VIP first"},
+    ),
+    "a second title in the body": (
+        FILE_A.replace("<article>", "<title>  Body\ttitle </title><article>"),
+        {"memory_type": "procedural", "title": "Prod rollbacks drain the VIP first"},
+    ),
+    "no title at all": (
+        FILE_A.replace("<title>Prod rollbacks drain the VIP first</title>", ""),
+        {"memory_type": "procedural", "title": ""},
+    ),
+    "a whitespace-only title first": (
+        FILE_A.replace("<title>Prod rollbacks drain the VIP first</title>", "<title> \n </title><title>Later</title>"),
+        {"memory_type": "procedural", "title": ""},
+    ),
+    "no head": (
+        "<article><p><mark>A bare claim.</mark></p></article>",
+        {"memory_type": None, "title": ""},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(EDGE_CASES))
+def test_reading_edge_cases_read_as_they_always_did(name: str) -> None:
+    """Literal answers (taken from the reading before it shared one pass with the check)."""
+    text, expected = EDGE_CASES[name]
+    memory, check = inspect_memory(text)
+    assert {field: getattr(memory, field) for field in expected} == expected
+    assert check == check_memory_tree(parse_document(text))

@@ -123,3 +123,45 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except OSError:
         return False
+
+
+def test_a_big_commit_through_the_pipeline_reuses_known_projections_and_equals_a_rebuild(
+    store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index pass of a batch's commit: slices through the workers, with the projections the batch
+    already made for half of the blobs (made at another path, as a batch does before placing a file)."""
+    import subprocess
+
+    from memhtml.index.indexer import update
+    from memhtml.index.projection import FileProjection, project_file
+    from tests.index.test_indexer import rebuilt_snapshot
+
+    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 2)  # a pool even on a one-core machine
+    monkeypatch.setattr(parallel, "PARALLEL_MINIMUM_FILES", 10)
+    monkeypatch.setattr(indexer, "REBUILD_SLICE", 16)  # four slices of the 60 files
+    reader = GitCorpusReader(store_root)
+    with open_database(store_root) as database:
+        rebuild(database, reader, "2026-11-30T00:00:00Z")
+    for number in range(60):
+        target = store_root / "areas" / "inbox" / f"b{number:03d}.html"
+        target.write_text(memory_file(f"B{number}", f"Batch memory {number} mentions plover{number % 5}."))
+    git(store_root, "add", "-A")
+    git(store_root, "commit", "-q", "-m", "batch")
+    listing = subprocess.run(
+        ["git", "-C", str(store_root), "ls-tree", "-r", "HEAD", "--", "areas/inbox"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    blobs = {line.split("\t")[1]: line.split()[2] for line in listing.splitlines() if "/b" in line}
+    known: dict[str, FileProjection] = {}
+    for path, sha in sorted(blobs.items())[::2]:
+        projected = project_file("areas/inbox/not-yet-placed.html", sha, (store_root / path).read_bytes(), "now")
+        assert isinstance(projected, FileProjection)
+        known[sha] = projected
+    heard: list[tuple[int, int]] = []
+    with open_database(store_root) as database:
+        report = update(database, reader, "now", worktree=False, known=known, progress=lambda *seen: heard.append(seen))
+    assert report.added == 60 and not report.skipped
+    assert heard == [(16, 60), (32, 60), (48, 60), (60, 60)]
+    assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)

@@ -74,3 +74,29 @@ def test_a_failed_read_reaches_the_caller() -> None:
         for batch, _ in project_slices(pool, [[1], [2], [3], [4]], read, NOW):
             received.append(batch[0])
     assert received == [1]  # slice 2 waits on the failed read of slice 3 before it is handed out
+
+
+@pytest.mark.parametrize("slice_count", [1, 3])
+def test_with_a_pool_the_meanwhile_work_runs_once_the_first_slice_is_with_the_workers(slice_count: int) -> None:
+    events: list[str] = []
+
+    def read(batch: list[int]) -> list[Item]:
+        events.append(f"read {batch[0]}")
+        return slice_items(batch)
+
+    slices = [[number] for number in range(slice_count)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        handed = [
+            batch[0]
+            for batch, _ in project_slices(pool, slices, read, NOW, meanwhile=lambda: events.append("meanwhile"))
+        ]
+    assert handed == list(range(slice_count))
+    assert events.index("meanwhile") > events.index("read 0")
+    assert events.count("meanwhile") == 1
+
+
+def test_no_slices_give_nothing_and_still_run_the_meanwhile_work() -> None:
+    ran: list[bool] = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        assert list(project_slices(pool, [], slice_items, NOW, meanwhile=lambda: ran.append(True))) == []
+    assert ran == [True]
