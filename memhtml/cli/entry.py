@@ -15,8 +15,7 @@ from memhtml.cli.door import Door
 from memhtml.cli.envelope import EXIT_OK
 from memhtml.cli.grammar import Invocation, parse_command_line
 from memhtml.contracts.errors import Interrupted, MemhtmlError, UsageError
-from memhtml.index.parallel import calm_blas_threads
-from memhtml.operations.config import Config, load_config
+from memhtml.operations.config import Config, calm_blas_threads, load_config
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

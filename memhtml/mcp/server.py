@@ -23,12 +23,11 @@ from mcp.server.stdio import stdio_server
 from memhtml import __version__
 from memhtml.contracts.errors import MemhtmlError, UsageError
 from memhtml.domain.nearest import nearest
-from memhtml.index.parallel import calm_blas_threads
 from memhtml.mcp.answers import answered, crashed, refused, resource_crash, resource_error
 from memhtml.mcp.params import check_arguments
 from memhtml.mcp.resources import TEMPLATES, read_resource
 from memhtml.mcp.tools import TOOLS, TOOLS_BY_NAME
-from memhtml.operations.config import load_config
+from memhtml.operations.config import calm_blas_threads, load_config
 
 SERVER_NAME: Final[str] = "memhtml"
 EXIT_USAGE: Final[int] = 2
