@@ -156,13 +156,13 @@ def project_slices(
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memhtml-blob-reader") as reader:
-        upcoming = iter(slices)
+        unread = deque(slices)
         reads: deque[tuple[Slice, Future[Sequence[Item]]]] = deque()
         submitted: deque[tuple[Slice, PendingProjection]] = deque()
 
         def read_next() -> None:
-            batch = next(upcoming, None)
-            if batch is not None:
+            if unread:
+                batch = unread.popleft()
                 reads.append((batch, reader.submit(read, batch)))
 
         def submit_next() -> None:

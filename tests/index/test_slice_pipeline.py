@@ -100,3 +100,15 @@ def test_no_slices_give_nothing_and_still_run_the_meanwhile_work() -> None:
     with ThreadPoolExecutor(max_workers=2) as pool:
         assert list(project_slices(pool, [], slice_items, NOW, meanwhile=lambda: ran.append(True))) == []
     assert ran == [True]
+
+
+def test_any_slice_value_is_handed_out_even_one_that_reads_as_false() -> None:
+    seen: list[object] = []
+
+    def read(batch: object) -> list[Item]:
+        seen.append(batch)
+        return []
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        handed = [batch for batch, projected in project_slices(pool, [None, 0, "", []], read, NOW) if not projected]
+    assert handed == seen == [None, 0, "", []]
