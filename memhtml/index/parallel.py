@@ -1,4 +1,5 @@
-"""Projecting many files on every core: the CPU-bound part of a rebuild runs in worker processes.
+"""Work on many files on every core: the CPU-bound part of a rebuild, `validate` and `doctor` runs in
+worker processes.
 
 Parsing and checking a memory costs a few hundred microseconds of pure Python, so a 10k-file rebuild
 is dominated by it; workers project slices while the parent writes the previous slice to DuckDB.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 
@@ -20,11 +21,16 @@ if TYPE_CHECKING:
 
 PARALLEL_MINIMUM_FILES: Final[int] = 1000
 CHUNK_FILES: Final[int] = 250
+# Chunks `in_order` hands the workers ahead of the one being answered: enough to keep every worker busy,
+# few enough that memory holds a few thousand files, whatever the store's size.
+CHUNKS_AHEAD: Final[int] = 8
 MAX_WORKERS: Final[int] = 4
 PARENT_POLL_SECONDS: Final[float] = 0.2
 
 Item = tuple[str, str, bytes | None]
 Slice = TypeVar("Slice")
+Chunk = TypeVar("Chunk")
+Answer = TypeVar("Answer")
 # The projection is imported where it runs, not here: `doctor` and `validate` take their pool from this
 # module and never project (the projection's modules cost `validate --staged`, a commit hook, ≈3 ms).
 Projected: TypeAlias = "FileProjection | SkippedFile"
@@ -99,6 +105,39 @@ def _process_alive(pid: int) -> bool:
             return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except (OSError, IndexError):
         return True
+
+
+def in_order(
+    pool: Executor | None, chunks: Iterable[Chunk], work: Callable[[Chunk], Answer]
+) -> Iterator[tuple[Chunk, Answer]]:
+    """Each chunk with `work` done on it, in order: in the pool's workers, with at most `CHUNKS_AHEAD`
+    chunks taken from `chunks` ahead of the one answered, so a lazily read input is never all in memory;
+    without a pool, here, one chunk at a time. A chunk the pool refuses, or whose worker dies, is worked
+    here. `work` must be picklable (a module-level function)."""
+    if pool is None:
+        for chunk in chunks:
+            yield chunk, work(chunk)
+        return
+    from concurrent.futures.process import BrokenProcessPool
+
+    def answer(chunk: Chunk, future: Future[Answer] | None) -> Answer:
+        try:
+            return future.result() if future is not None else work(chunk)
+        except (BrokenProcessPool, OSError):
+            return work(chunk)
+
+    in_flight: deque[tuple[Chunk, Future[Answer] | None]] = deque()
+    for chunk in chunks:
+        try:
+            in_flight.append((chunk, pool.submit(work, chunk)))
+        except (BrokenProcessPool, OSError, RuntimeError):
+            in_flight.append((chunk, None))  # worked here when its turn comes
+        if len(in_flight) >= CHUNKS_AHEAD:
+            oldest, future = in_flight.popleft()
+            yield oldest, answer(oldest, future)
+    while in_flight:
+        oldest, future = in_flight.popleft()
+        yield oldest, answer(oldest, future)
 
 
 class PendingProjection:

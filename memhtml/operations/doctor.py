@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from memhtml.contracts.errors import MemhtmlError
 from memhtml.contracts.instants import format_instant
 from memhtml.index import health
-from memhtml.index.parallel import CHUNK_FILES, projection_pool
+from memhtml.index.parallel import CHUNK_FILES, in_order, projection_pool
 from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, vector_state
 from memhtml.index.watermark import watermark
 from memhtml.operations.embedding import configured_space
-from memhtml.operations.filecheck import FileVerdict, inspect_files
+from memhtml.operations.filecheck import FileItem, FileVerdict, inspect_files
 from memhtml.operations.indexing import PhaseProgress, fresh_index, progress_phase, rebuild_index
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.gitcmd import head_sha
@@ -97,28 +97,22 @@ def _inspected(
     store: Store, files: Sequence[SurveyedFile], progress: Callable[[int, int], None] | None = None
 ) -> list[FileVerdict]:
     """Every file checked, in workers for a large store (parsing is pure Python and CPU-bound)."""
-    verdicts: list[FileVerdict] = []
-    checked = 0
 
-    def add(found: list[FileVerdict], chunk_size: int) -> None:
-        nonlocal checked
-        verdicts.extend(found)  # files that are not ours to judge (`.gitkeep`) have no verdict
-        checked += chunk_size
-        if progress is not None:
-            progress(checked, len(files))
-
-    with projection_pool(len(files)) as pool:
-        pending = []
+    def chunks() -> Iterator[list[FileItem]]:
         for slice_ in file_contents(store, files):
             items = [(item.path, item.blob, item.in_worktree_only, item.symlink, content) for item, content in slice_]
             for start in range(0, len(items), CHUNK_FILES):
-                chunk = items[start : start + CHUNK_FILES]
-                if pool is None:
-                    add(inspect_files(chunk), len(chunk))
-                else:
-                    pending.append((pool.submit(inspect_files, chunk), len(chunk)))
-        for future, chunk_size in pending:
-            add(future.result(), chunk_size)
+                yield items[start : start + CHUNK_FILES]
+
+    verdicts: list[FileVerdict] = []
+    checked = 0
+    with projection_pool(len(files)) as pool:
+        # A few chunks read ahead of the checking, never every file's bytes at once.
+        for chunk, found in in_order(pool, chunks(), inspect_files):
+            verdicts.extend(found)  # files that are not ours to judge (`.gitkeep`) have no verdict
+            checked += len(chunk)
+            if progress is not None:
+                progress(checked, len(files))
     return verdicts
 
 

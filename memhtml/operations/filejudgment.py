@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
@@ -108,12 +108,6 @@ def skip_reason(path: str) -> str | None:
     if not path.endswith(".html"):
         return NOT_HTML
     return None
-
-
-def judge(candidates: Iterable[Candidate], judgment: Judgment) -> None:
-    """Add every violation and warning of every candidate to `judgment`."""
-    for candidate in candidates:
-        judgment.add(*judge_file(candidate))
 
 
 def judge_files(candidates: Sequence[Candidate]) -> list[tuple[list[Problem], list[Problem]]]:

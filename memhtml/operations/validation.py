@@ -10,36 +10,25 @@ report under `data`, as a failed gate does. Nothing is ever written.
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from memhtml.contracts.errors import InvalidMemory, UsageError
-from memhtml.index.parallel import CHUNK_FILES, projection_pool
+from memhtml.index.parallel import CHUNK_FILES, in_order, projection_pool
 from memhtml.operations.filejudgment import (
     Candidate,
     CandidateStream,
     Judgment,
-    Problem,
     Skipped,
-    judge,
     judge_files,
     shown_path,
 )
 from memhtml.operations.validation_sources import open_repository, staged_sources, worktree_sources
 
-if TYPE_CHECKING:
-    from concurrent.futures import Future
-
 # Directories of the store that hold no memories: git's own, and the index and state databases.
 _PRIVATE: Final[tuple[str, ...]] = (".git", ".memhtml")
 _LISTED_PATHS: Final[int] = 3  # paths the suggestions name
-# Slices read and handed to workers ahead of the one being added to the report: enough to keep every
-# worker busy, few enough that memory holds a few thousand files, whatever the store's size.
-READ_AHEAD_SLICES: Final[int] = 8
-
-Judged = tuple[list[Problem], list[Problem]]
 
 
 def validate(root: Path, raw_paths: Sequence[str], *, staged: bool) -> dict[str, Any]:
@@ -108,36 +97,12 @@ def validate_candidates(candidates: CandidateStream, skipped: Sequence[Skipped],
 
 def _judge_on_every_core(candidates: CandidateStream, judgment: Judgment) -> None:
     """Judge every file, in order: in worker processes for a large store (the checks are pure Python,
-    ≈0.3 ms a file, so 100k files took 30 s on one core), reading at most `READ_AHEAD_SLICES` slices
-    ahead of the judging, so a store's files are never all in memory at once."""
+    ≈0.3 ms a file, so 100k files took 30 s on one core), a few slices read ahead of the judging, so a
+    store's files are never all in memory at once."""
     with projection_pool(candidates.total) as pool:
-        if pool is None:
-            judge(candidates.files, judgment)
-            return
-        from concurrent.futures.process import BrokenProcessPool
-
-        in_flight: deque[tuple[list[Candidate], Future[list[Judged]] | None]] = deque()
-        for chunk in _slices(candidates.files, CHUNK_FILES):
-            try:
-                in_flight.append((chunk, pool.submit(judge_files, chunk)))
-            except (BrokenProcessPool, OSError, RuntimeError):
-                in_flight.append((chunk, None))  # judged here when its turn comes
-            if len(in_flight) >= READ_AHEAD_SLICES:
-                _take(*in_flight.popleft(), judgment)
-        while in_flight:
-            _take(*in_flight.popleft(), judgment)
-
-
-def _take(chunk: list[Candidate], future: Future[list[Judged]] | None, judgment: Judgment) -> None:
-    """Add a slice's findings; a slice whose worker died (or never started) is judged here."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        found = future.result() if future is not None else judge_files(chunk)
-    except (BrokenProcessPool, OSError):
-        found = judge_files(chunk)
-    for violations, warnings in found:
-        judgment.add(violations, warnings)
+        for _, found in in_order(pool, _slices(candidates.files, CHUNK_FILES), judge_files):
+            for violations, warnings in found:
+                judgment.add(violations, warnings)
 
 
 def _slices(files: Iterator[Candidate], size: int) -> Iterator[list[Candidate]]:

@@ -130,7 +130,7 @@ def test_a_large_store_is_judged_in_workers_exactly_as_in_one_process(
     monkeypatch.setattr(parallel, "PARALLEL_MINIMUM_FILES", 1)
     monkeypatch.setattr(parallel.os, "cpu_count", lambda: 2)  # a pool on a one-core machine too
     monkeypatch.setattr(validation, "CHUNK_FILES", 3)  # ten slices, two read ahead
-    monkeypatch.setattr(validation, "READ_AHEAD_SLICES", 2)
+    monkeypatch.setattr(parallel, "CHUNKS_AHEAD", 2)
     monkeypatch.setattr(validation, "projection_pool", watched_pool)
     assert report() == one_process
     assert len(used) == 1 and used[0] is not None

@@ -1,14 +1,17 @@
-"""`project_slices`: slices come back in order, whole, with the blobs read ahead but never far ahead."""
+"""`project_slices` and `in_order`: chunks of work come back in order, whole, with the input read ahead
+but never far ahead, and what the pool cannot do is done here."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
 from memhtml.contracts.errors import GitFailure
-from memhtml.index.parallel import Item, project_slices
+from memhtml.index.parallel import CHUNKS_AHEAD, Item, in_order, project_slices
 from tests.index.test_search import memory_file
 
 NOW = "2026-11-30T00:00:00Z"
@@ -112,3 +115,47 @@ def test_any_slice_value_is_handed_out_even_one_that_reads_as_false() -> None:
     with ThreadPoolExecutor(max_workers=2) as pool:
         handed = [batch for batch, projected in project_slices(pool, [None, 0, "", []], read, NOW) if not projected]
     assert handed == seen == [None, 0, "", []]
+
+
+def test_in_order_answers_every_chunk_in_order_taking_only_a_few_ahead() -> None:
+    taken: list[int] = []
+
+    def chunks() -> Iterator[int]:
+        for number in range(CHUNKS_AHEAD * 3):
+            taken.append(number)
+            yield number
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        answered = []
+        for chunk, answer in in_order(pool, chunks(), lambda number: number * number):
+            assert len(taken) <= chunk + CHUNKS_AHEAD  # never the whole input at once
+            answered.append((chunk, answer))
+    assert answered == [(number, number * number) for number in range(CHUNKS_AHEAD * 3)]
+
+
+class _RefusingPool(ThreadPoolExecutor):
+    def submit(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("cannot schedule new futures after shutdown")
+
+
+class _DyingPool(ThreadPoolExecutor):
+    def submit(self, *args: Any, **kwargs: Any) -> Any:
+        from concurrent.futures import Future
+        from concurrent.futures.process import BrokenProcessPool
+
+        future: Future[Any] = Future()
+        future.set_exception(BrokenProcessPool("a worker died"))
+        return future
+
+
+@pytest.mark.parametrize("pool_class", [_RefusingPool, _DyingPool], ids=["refused", "worker died"])
+def test_in_order_works_here_what_the_pool_cannot(pool_class: type[ThreadPoolExecutor]) -> None:
+    here: list[int] = []
+
+    def work(number: int) -> int:
+        here.append(number)
+        return -number
+
+    with pool_class(max_workers=1) as pool:
+        assert list(in_order(pool, range(5), work)) == [(number, -number) for number in range(5)]
+    assert here == list(range(5))
