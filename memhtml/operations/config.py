@@ -77,7 +77,7 @@ def calm_blas_threads() -> None:
 
     NumPy's OpenBLAS starts a thread per core as NumPy loads, and each spins for ≈0.1 s of CPU before it
     sleeps: CPU a rebuild's projection workers need (a 1k rebuild took 660 ms with the spin, 592 ms
-    without). Matrix products lose nothing by it (a 512 × 100k block of the near-duplicate check:
-    203 ms with the spin, 151 ms without).
+    without). Matrix products lose nothing by it (a block of the near-duplicate check, 1,024 × 100k
+    vectors: 369–410 ms with the spin, 288–373 ms without).
     """
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # 2**4 cycles: the minimum OpenBLAS takes
