@@ -212,38 +212,40 @@ def archived_matches(
 
 
 def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The display fields of `paths`, in one statement."""
+    """The display fields of `paths`: their rows, entities and successors."""
     if not paths:
         return {}
-    # Each table is narrowed by the paths themselves, not joined to the files rows: with a short list
-    # of parameters DuckDB probes the path index and prunes the scans (≈12 ms of a 10k search saved).
-    among_files, parameters = membership("f.path", "paths", paths)
-    among_entities, _ = membership("e.path", "paths", paths)
-    among_successors, _ = membership("g.dst_path", "paths", paths)
+    # Three narrow statements, each table probed by the paths themselves (a short list of parameters
+    # lets DuckDB use the path index and prune its scans). One statement joining the three cost more to
+    # plan than the three cost to run: 7.8 against 4.2 ms for ten hits at 1k, 9.1 against 7.2 at 10k.
+    among_paths, parameters = membership("path", "paths", paths)
+    among_successors, _ = membership("dst_path", "paths", paths)
     rows = database.rows(
-        f"""
-        WITH named AS (
-            SELECT e.path,
-                   list(DISTINCT e.entity_type || ':' || e.entity_name
-                        ORDER BY e.entity_type || ':' || e.entity_name) AS entities,
-                   list(DISTINCT e.entity_name) AS entity_names
-            FROM file_entities e WHERE {among_entities} GROUP BY e.path
-        ),
-        successors AS (
-            SELECT g.dst_path AS path, max(g.src_path) AS successor FROM edges g
-            WHERE g.rel = 'supersedes' AND {among_successors} GROUP BY g.dst_path
-        )
-        SELECT f.path, f.title, f.gist, f.memory_type, f.confidence, f.updated_at, f.body_text,
-               f.disclosure_text, f.superseded_by, n.entities, n.entity_names, s.successor
-        FROM files f LEFT JOIN named n ON n.path = f.path LEFT JOIN successors s ON s.path = f.path
-        WHERE {among_files}
-        """,
+        "SELECT path, title, gist, memory_type, confidence, updated_at, body_text, disclosure_text, superseded_by "
+        f"FROM files WHERE {among_paths}",
         parameters,
+    )
+    if not rows:
+        return {}
+    labels: dict[str, list[str]] = {}
+    names: dict[str, list[str]] = {}
+    for path, entity_type, entity_name in database.rows(
+        f"SELECT path, entity_type, entity_name FROM file_entities WHERE {among_paths}", parameters
+    ):
+        labels.setdefault(path, []).append(f"{entity_type}:{entity_name}")
+        names.setdefault(path, []).append(entity_name)
+    successors = dict(
+        database.rows(
+            f"SELECT dst_path, max(src_path) FROM edges WHERE rel = 'supersedes' AND {among_successors} "
+            "GROUP BY dst_path",
+            parameters,
+        )
     )
     details: dict[str, dict[str, Any]] = {}
     for row in rows:
-        details[row[0]] = {
-            "path": row[0],
+        path = row[0]
+        details[path] = {
+            "path": path,
             "title": row[1],
             "gist": row[2],
             "memory_type": row[3],
@@ -251,8 +253,10 @@ def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any
             "updated_at": row[5],
             "body_text": row[6],
             "disclosure_text": row[7],
-            "superseded_by": row[8] or row[11],
-            "entities": list(row[9] or []),
-            "entity_names": list(row[10] or []),
+            "superseded_by": row[8] or successors.get(path),
+            # Sorted by code point, which for UTF-8 is DuckDB's byte order: the order the labels had
+            # when the statement sorted them.
+            "entities": sorted(set(labels.get(path, ()))),
+            "entity_names": sorted(set(names.get(path, ()))),
         }
     return details
