@@ -88,7 +88,7 @@ def rebuild(
             stored = 0
             bulk = prepare_bulk_inserts if pool is not None else None
             for batch, results in project_slices(pool, slices, read, now, meanwhile=bulk):
-                _store(database, _sorted_results(results, report), report, bulk=True)
+                _store(database, _sorted_results(database, results, report), report, bulk=True)
                 stored += len(batch)
                 if progress is not None:
                     progress(stored, len(paths))
@@ -179,7 +179,7 @@ def _apply_commits(
     with projection_pool(sum(1 for _, sha in wanted if sha not in known)) as pool:
         for chunk, results in project_slices(pool, chunks, read, now):
             reused = [relocated(known[sha], path) for path, sha in chunk if sha in known]
-            projected = _sorted_results(results, report)
+            projected = _sorted_results(database, results, report)
             _store(database, sorted([*projected, *reused], key=lambda item: item.path), report)
             stored += len(chunk)
             if progress is not None:
@@ -206,13 +206,15 @@ def _project_working_tree(
         gone = [path for path in cleaned if path not in committed]
         report.removed += remove_paths(database, gone)
         contents = reader.blobs(committed.values())
-        restored = _project_all(((path, sha, contents.get(sha)) for path, sha in committed.items()), now, report)
+        restored = _project_all(
+            database, ((path, sha, contents.get(sha)) for path, sha in committed.items()), now, report
+        )
         _store(database, restored, report)
     deleted = [entry.path for entry in entries if entry.deleted]
     report.removed += remove_paths(database, deleted)
     present = [entry.path for entry in entries if not entry.deleted]
     blobs = reader.worktree_blobs(present)
-    projected = _project_all(((path, sha, data) for path, (sha, data) in blobs.items()), now, report)
+    projected = _project_all(database, ((path, sha, data) for path, (sha, data) in blobs.items()), now, report)
     _store(database, projected, report)
     report.dirty += len(entries)
     database.run("UPDATE index_state SET dirty_paths = $paths WHERE id = 1", {"paths": sorted(dirty_now)})
@@ -225,11 +227,13 @@ def _store(
     report.projected_paths.update(projection.path for projection in projections)
 
 
-def _project_all(items: Iterable[tuple[str, str, bytes | None]], now: str, report: PassReport) -> list[FileProjection]:
+def _project_all(
+    database: Database, items: Iterable[tuple[str, str, bytes | None]], now: str, report: PassReport
+) -> list[FileProjection]:
     """Project every item; a large change set (a big batch commit) is projected on every core."""
     listed = list(items)
     with projection_pool(len(listed)) as pool:
-        return _sorted_results(PendingProjection(pool, listed, now).results(), report)
+        return _sorted_results(database, PendingProjection(pool, listed, now).results(), report)
 
 
 def _move_state_rows(database: Database, renames: Sequence[tuple[str, str]]) -> None:
@@ -242,13 +246,22 @@ def _move_state_rows(database: Database, renames: Sequence[tuple[str, str]]) -> 
             database.run("UPDATE state.access SET path = $new WHERE path = $old", {"old": old, "new": new})
 
 
-def _sorted_results(results: Sequence[FileProjection | SkippedFile], report: PassReport) -> list[FileProjection]:
+def _sorted_results(
+    database: Database, results: Sequence[FileProjection | SkippedFile], report: PassReport
+) -> list[FileProjection]:
+    """The projections among `results`; a skipped file is reported and its path's row dropped: the row
+    holds text the file no longer has (a committed or dirty edit broke it), which a rebuild would not
+    index either."""
     projected: list[FileProjection] = []
+    skipped: list[str] = []
     for result in results:
         if isinstance(result, SkippedFile):
             report.skipped.append(result)
+            skipped.append(result.path)
         else:
             projected.append(result)
+    if skipped:
+        report.removed += remove_paths(database, skipped)
     return projected
 
 

@@ -245,3 +245,42 @@ def test_a_rebuild_that_fails_part_way_leaves_the_index_it_found(seeded: Path, m
         rebuild(database, GitCorpusReader(root), NOW)
     assert snapshot(root) == before
     assert table_definitions(root) == definitions
+
+
+def _break(root: Path, path: str) -> None:
+    """Edit a memory into one the index must leave out: its claim is gone."""
+    file = root / path
+    text = file.read_text(encoding="utf-8")
+    assert "<mark>" in text
+    file.write_text(text.replace("<mark>", "<b>").replace("</mark>", "</b>"), encoding="utf-8")
+
+
+def _search_paths(root: Path, query: str) -> list[str]:
+    answer = run_cli("search", "--repo", str(root), query)
+    assert answer.status == 0, answer.stdout + answer.stderr
+    return [hit["path"] for hit in answer.data["hits"]]
+
+
+def test_a_committed_edit_that_breaks_a_memory_drops_its_row_as_a_rebuild_would(seeded: Path, tmp_path: Path) -> None:
+    root = seeded
+    path = "resources/db/pool-ceiling.html"
+    assert run_cli("index", "update", "--repo", str(root)).status == 0
+    assert path in _search_paths(root, "pool ceiling")
+    _break(root, path)
+    git(root, "commit", "-q", "-am", "break the pool memory")
+    report = run_cli("index", "update", "--repo", str(root))
+    assert report.status == 0
+    assert [item["path"] for item in report.data["skipped"]] == [path]
+    assert path not in _search_paths(root, "pool ceiling")  # its old text is no longer in the repository
+    assert snapshot(root) == rebuilt_snapshot(root, tmp_path)
+
+
+def test_a_dirty_edit_that_breaks_a_memory_drops_its_row_until_it_is_reverted(seeded: Path, tmp_path: Path) -> None:
+    root = seeded
+    path = "resources/db/pool-ceiling.html"
+    _break(root, path)
+    assert updated_snapshot(root) == rebuilt_snapshot(root, tmp_path)
+    assert path not in _search_paths(root, "pool ceiling")
+    git(root, "checkout", "--", path)
+    assert updated_snapshot(root) == rebuilt_snapshot(root, tmp_path)
+    assert path in _search_paths(root, "pool ceiling")
