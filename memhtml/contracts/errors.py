@@ -112,6 +112,14 @@ class StorageFailure(MemhtmlError):
     retryable = True
 
 
+class DamagedIndex(StorageFailure):
+    """The index file cannot be opened or read for a reason no lock explains: truncated, overwritten,
+    not a DuckDB file. Retrying changes nothing; the index is rebuilt from git, and `index rebuild`
+    sets the damaged file aside first."""
+
+    retryable = False
+
+
 class EmbedSpaceMismatch(MemhtmlError):
     """The index holds vectors of another space than the configured embedder's; they are never mixed."""
 

@@ -24,7 +24,7 @@ try:
 except ImportError:  # a duckdb build without the top-level native module
     import duckdb  # type: ignore[no-redef]
 
-from memhtml.contracts.errors import StorageFailure
+from memhtml.contracts.errors import DamagedIndex, StorageFailure
 
 INDEX_FILENAME: Final[str] = "index.duckdb"
 STATE_FILENAME: Final[str] = "state.duckdb"
@@ -71,6 +71,11 @@ class Database:
         """Run a statement and fetch every row (never leaves an unfinished result behind)."""
         try:
             return self._connection.execute(sql, parameters).fetchall()
+        except duckdb.IOException as error:
+            # A read of a block the file does not hold (truncated, overwritten): retrying reads it again.
+            raise DamagedIndex(
+                "index query failed (IOException): the index file is damaged", ["memhtml index rebuild"]
+            ) from error
         except duckdb.Error as error:
             raise StorageFailure(f"index query failed ({type(error).__name__})", ["memhtml index rebuild"]) from error
 
@@ -410,13 +415,9 @@ def _connect_with_retry(index_file: Path, read_only: bool, lock_wait: float) -> 
             connection.execute("SET enable_progress_bar = false")
             return connection
         except duckdb.IOException as error:
-            if "lock" not in str(error).lower() or time.monotonic() >= deadline:
-                raise StorageFailure(
-                    "the index is held by another memhtml process for too long"
-                    if "lock" in str(error).lower()
-                    else "the index file could not be opened",
-                    ["retry the same command", "memhtml index rebuild"],
-                ) from error
+            locked = "lock" in str(error).lower()
+            if not locked or time.monotonic() >= deadline:
+                raise _unopenable(INDEX_ALIAS, locked=locked) from error
             time.sleep(delay * random.uniform(0.8, 1.2))
             delay = min(delay * 2, 0.5)
 
@@ -441,11 +442,47 @@ def _attach_with_retry(
 
 def _unopenable(alias: str, *, locked: bool) -> StorageFailure:
     if alias == "state":
-        return StorageFailure("the state database could not be opened", ["retry the same command"])
-    return StorageFailure(
-        "the index is held by another memhtml process for too long" if locked else "the index file could not be opened",
-        ["retry the same command", "memhtml index rebuild"],
+        if locked:
+            return StorageFailure(
+                "the state database is held by another memhtml process for too long", ["retry the same command"]
+            )
+        # Not rebuildable from git: its counters come back from the sidecar `state export` last wrote.
+        return StorageFailure(
+            "the state database could not be opened: it is damaged or is not a DuckDB database",
+            [
+                f"mv .memhtml/{STATE_FILENAME} .memhtml/{STATE_FILENAME}.damaged",
+                "memhtml state import (restores the counters last exported to .memhtml/state/access.jsonl)",
+            ],
+            retryable=False,
+        )
+    if locked:
+        return StorageFailure(
+            "the index is held by another memhtml process for too long",
+            ["retry the same command", "memhtml index rebuild"],
+        )
+    return DamagedIndex(
+        "the index file could not be opened: it is damaged or is not a DuckDB database", ["memhtml index rebuild"]
     )
+
+
+def set_aside_index(root: Path, instant: str) -> Path | None:
+    """Rename a damaged index file (and its write-ahead log) out of the way, so the next open creates a
+    fresh one; the names stay under the ignore patterns `init` writes. Returns the new name, or None when
+    there was no file."""
+    index_file = database_paths(root)[0]
+    if not index_file.exists():
+        return None
+    stamp = instant.replace("-", "").replace(":", "")
+    aside = index_file.with_name(f"{index_file.name}.damaged-{stamp}")
+    suffix = 1
+    while aside.exists():
+        suffix += 1
+        aside = index_file.with_name(f"{index_file.name}.damaged-{stamp}-{suffix}")
+    os.replace(index_file, aside)
+    log = index_file.with_name(index_file.name + ".wal")
+    if log.exists():
+        os.replace(log, aside.with_name(aside.name + ".wal"))
+    return aside
 
 
 def _sql_string(text: str) -> str:

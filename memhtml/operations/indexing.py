@@ -13,9 +13,16 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memhtml.contracts.errors import MemhtmlError
+from memhtml.contracts.errors import DamagedIndex, MemhtmlError
 from memhtml.contracts.instants import format_instant
-from memhtml.index.database import Database, index_exists, membership, open_database, pending_migrations
+from memhtml.index.database import (
+    Database,
+    index_exists,
+    membership,
+    open_database,
+    pending_migrations,
+    set_aside_index,
+)
 from memhtml.index.watermark import is_fresh, watermark
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store, open_store
@@ -100,12 +107,34 @@ def fresh_index(store: Store, *, writable: bool = False, committed_nothing: bool
 def rebuild_index(root: Path, *, embed: bool = True, progress: PhaseProgress | None = None) -> dict[str, Any]:
     """`index rebuild`: every memory in HEAD, then the dirty working tree. Every vector whose chunk
     survives is kept; with `embed`, the rest are embedded (in the configured space: a rebuild is a
-    remedy for a space mismatch). `progress` hears ("indexing", files, of) and ("embedding", texts, of)."""
+    remedy for a space mismatch). `progress` hears ("indexing", files, of) and ("embedding", texts, of).
+    An index file that cannot be read is set aside (`damagedIndexSetAside`) and rebuilt from scratch."""
+    store = open_store(root)
+    try:
+        return _rebuild_in(store, embed=embed, progress=progress)
+    except DamagedIndex:
+        # Everything the file held comes back from git (its vectors by embedding again), so a file that
+        # cannot be read is set aside, never deleted, and the rebuild starts from a fresh one.
+        aside = set_aside_index(store.root, now_instant())
+        data = _rebuild_in(store, embed=embed, progress=progress)
+        if aside is not None:
+            data["damagedIndexSetAside"] = aside.relative_to(store.root).as_posix()
+            data.setdefault("warnings", []).append(
+                {
+                    "ok": False,
+                    "warning": f"the index file could not be read; it was set aside as {data['damagedIndexSetAside']} "
+                    "and the index rebuilt from git",
+                    "remedy": f"rm {data['damagedIndexSetAside']} once nothing else needs it",
+                }
+            )
+        return data
+
+
+def _rebuild_in(store: Store, *, embed: bool, progress: PhaseProgress | None) -> dict[str, Any]:
     from memhtml.index.indexer import rebuild
     from memhtml.index.vectors import embed_pending, prune_vectors, vector_state
     from memhtml.operations.embedding import configured_embedder, configured_space
 
-    store = open_store(root)
     with open_database(store.root) as database:
         indexing = progress_phase(progress, "indexing")
         report = rebuild(database, GitCorpusReader(store.root), now_instant(), progress=indexing)

@@ -1,0 +1,100 @@
+"""A damaged index file (truncated, overwritten, not DuckDB's) is an error that names the one remedy that
+works, and `index rebuild` (and so `doctor --fix`) sets the file aside and rebuilds from git. A damaged
+state file, which git cannot rebuild, is never set aside by memhtml: its error names the way back."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memhtml.index.database import database_paths
+from tests.conftest import git, run_cli
+
+CLAIMS = (
+    "The connection pool ceiling is 64.",
+    "The retry budget of the gateway is 3.",
+    "Deploys freeze on Fridays after noon.",
+)
+
+
+def _seeded(root: Path) -> list[str]:
+    paths = []
+    for number, claim in enumerate(CLAIMS):
+        answer = run_cli(
+            "write", "--repo", str(root), "--title", f"Fact {number}", "--type", "semantic", "--claim", claim
+        )
+        assert answer.status == 0, answer.stdout + answer.stderr
+        paths.append(str(answer.data["path"]))
+    return paths
+
+
+def _emptied(file: Path) -> None:
+    file.write_bytes(b"")
+
+
+def _overwritten(file: Path) -> None:
+    file.write_bytes(os.urandom(100_000))
+
+
+def _cut_short(file: Path) -> None:
+    # The header and the first blocks survive: the open succeeds and a later read fails.
+    data = file.read_bytes()
+    file.write_bytes(data[: min(len(data) // 2, 300_000)])
+
+
+@pytest.mark.parametrize("damage", [_emptied, _overwritten, _cut_short], ids=lambda damage: damage.__name__)
+def test_a_damaged_index_is_refused_plainly_and_index_rebuild_sets_it_aside(
+    store_root: Path, damage: Callable[[Path], None]
+) -> None:
+    paths = _seeded(store_root)
+    index_file, _ = database_paths(store_root)
+    damage(index_file)
+    damaged_bytes = index_file.read_bytes()
+
+    refused = run_cli("search", "--repo", str(store_root), "retry budget")
+    assert refused.status == 1, refused.stdout
+    assert refused.envelope["code"] == "ERR_STORAGE"
+    assert refused.envelope["retryable"] is False  # retrying reads the same bytes
+    assert refused.envelope["suggestions"] == ["memhtml index rebuild"]
+
+    rebuilt = run_cli("index", "rebuild", "--repo", str(store_root))
+    assert rebuilt.status == 0, rebuilt.stdout + rebuilt.stderr
+    aside = store_root / rebuilt.data["damagedIndexSetAside"]
+    assert aside.parent == index_file.parent and aside.name.startswith("index.duckdb.damaged-")
+    assert aside.read_bytes() == damaged_bytes  # set aside, not deleted
+    assert [warning["ok"] for warning in rebuilt.data["warnings"]] == [False]
+    listed = git(store_root, "ls-files", "--", "areas", "projects", "resources").split("\n")
+    memory_files = [line for line in listed if line.endswith(".html")]
+    assert rebuilt.data["filesIndexed"] == len(memory_files) == len(paths)
+
+    found = run_cli("search", "--repo", str(store_root), "retry budget")
+    assert found.status == 0
+    assert [hit["path"] for hit in found.data["hits"]][:1] == [paths[1]]
+    assert git(store_root, "status", "--porcelain") == ""  # the set-aside file is ignored like the index
+
+
+def test_doctor_fix_repairs_a_damaged_index(store_root: Path) -> None:
+    _seeded(store_root)
+    index_file, _ = database_paths(store_root)
+    _overwritten(index_file)
+    run_cli("doctor", "--repo", str(store_root), "--fix")
+    listed = run_cli("list", "--repo", str(store_root))
+    assert listed.status == 0, listed.stdout + listed.stderr
+    assert len(listed.data["files"]) == len(CLAIMS)
+
+
+def test_a_damaged_state_file_is_never_set_aside_and_its_error_names_the_way_back(store_root: Path) -> None:
+    _seeded(store_root)
+    _, state_file = database_paths(store_root)
+    state_file.write_bytes(os.urandom(50_000))
+    garbage = state_file.read_bytes()
+    for arguments in (["search", "retry budget"], ["index", "rebuild"]):
+        refused = run_cli(*arguments, "--repo", str(store_root))
+        assert refused.status == 1, refused.stdout
+        assert refused.envelope["retryable"] is False
+        assert any("state import" in suggestion for suggestion in refused.envelope["suggestions"])
+    assert state_file.read_bytes() == garbage
+    assert not list(state_file.parent.glob("state.duckdb.damaged*"))
