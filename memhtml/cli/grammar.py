@@ -8,6 +8,7 @@ nothing heavy imported, because `manifest` and `--help` must answer fast.
 from __future__ import annotations
 
 import json
+import re
 from typing import Final, NamedTuple
 
 from memhtml.cli.grammar_values import value_problem
@@ -153,6 +154,7 @@ def parse_command_line(argv: list[str], *, refuse_env_root: bool, stdout_is_tty:
     _check_values(command, values, instants=True)
     _check_values(command, values, instants=False)
     _check_size(command, positionals, values)
+    _check_text(command, positionals, values)
     invocation = _invocation(command, positionals, values, stdout_is_tty, help_topic=None)
     if refuse_env_root and command.opens_repo and invocation.repo is None:
         raise _usage(
@@ -486,6 +488,35 @@ def _check_size(command: CommandSpec, positionals: tuple[str, ...], values: dict
             f"({size_words(MAX_MEMORY_BYTES)}, the largest memory file) are accepted",
             ["split the text into several memories (one fact each)"],
         )
+
+
+# Bytes of an argument that were not UTF-8 reach Python as lone surrogates (POSIX decodes argv with
+# `surrogateescape`). No query, tag, path or text can hold them: git, DuckDB and the files are UTF-8.
+_NOT_UTF8: Final = re.compile("[\ud800-\udfff]")
+
+
+def _check_text(command: CommandSpec, positionals: tuple[str, ...], values: dict[str, list[str]]) -> None:
+    """Every value must be UTF-8 text; refused here, at exit 2, before any I/O (later it would fail as a
+    storage or tokenizer error at exit 1, and advise a retry that cannot help)."""
+    named = [(f"the argument {_shown(value)}", value) for value in positionals]
+    named += [(f"--{name} {_shown(value)}", value) for name, listed in values.items() for value in listed]
+    for where, value in named:
+        if _NOT_UTF8.search(value):
+            raise _usage(
+                command,
+                INVALID_FLAG,
+                f"{command.name}: {where} is not valid UTF-8 text",
+                ["pass the text as UTF-8 (check the encoding of the terminal or the script that called memhtml)"],
+            )
+
+
+def _shown(value: str) -> str:
+    """`value` printable in a UTF-8 answer, each byte that was not UTF-8 as a `\\xff` escape."""
+    try:
+        raw = value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no byte decoded to (a caller passing a str of its own)
+        raw = value.encode("utf-8", "backslashreplace")
+    return f"`{raw.decode('utf-8', 'backslashreplace')}`"
 
 
 def _check_positional_values(command: CommandSpec, positionals: tuple[str, ...]) -> None:
