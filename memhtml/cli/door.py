@@ -6,12 +6,14 @@ it a result or an error and it writes exactly one answer.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memhtml.cli.envelope import EXIT_OK, encode, exit_status, failure, success, unexpected_failure
+from memhtml.cli.envelope import EXIT_FAILURE, EXIT_OK, encode, exit_status, failure, success, unexpected_failure
 from memhtml.contracts.errors import MemhtmlError
 
 WRITE_COMMANDS = frozenset({"write", "apply", "batch", "correct", "archive", "link", "task add", "task status"})
@@ -39,11 +41,14 @@ class Door:
         self.answered = True
         envelope = success(response_type, data)
         if self.json_mode:
-            _write(encode(envelope, dense=self.dense))
+            delivered = _write(encode(envelope, dense=self.dense))
         else:
             from memhtml.cli.render import render_success
 
-            render_success(response_type, data)
+            delivered = _delivered(lambda: render_success(response_type, data))
+        if not delivered and self.command not in WRITE_COMMANDS:
+            # The answer was the whole result; a write's status still says what it stored.
+            self.status = EXIT_FAILURE
 
     def refuse(self, error: MemhtmlError) -> None:
         self.answered = True
@@ -63,15 +68,28 @@ class Door:
         else:
             from memhtml.cli.render import render_failure
 
-            render_failure(envelope)
+            _delivered(lambda: render_failure(envelope))
 
 
-def _write(text: str) -> None:
-    """Write the answer; a reader that went away must not turn a landed write into a failure."""
+def _write(text: str) -> bool:
+    """Write the answer; False when stdout failed to take it."""
+    return _delivered(lambda: (sys.stdout.write(text), sys.stdout.flush()))
+
+
+def _delivered(emit: Callable[[], object]) -> bool:
+    """Run `emit`; stdout failing under it (a full disk, a closed stream) never turns into a traceback,
+    nor a landed write into a failure. False when the answer was lost that way; a reader that went away
+    (a broken pipe, `| head`) took what it wanted, which counts as delivered."""
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Python would complain again while flushing at exit; point stdout at nothing instead.
+        emit()
+        return True
+    except OSError as error:
+        # Python would fail again flushing at exit; stdout points at nothing from here on.
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(devnull, sys.stdout.fileno())
+        if isinstance(error, BrokenPipeError):
+            return True
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.write(f"memhtml: the answer could not be written to stdout ({error.strerror or error})\n")
+        return False

@@ -20,7 +20,17 @@ from memhtml.operations.config import Config, calm_blas_threads, load_config
 
 def main(argv: list[str] | None = None) -> NoReturn:
     calm_blas_threads()
+    _open_missing_streams()
     _end_process(run(sys.argv[1:] if argv is None else argv))
+
+
+def _open_missing_streams() -> None:
+    """A process started with stdout or stderr closed has no stream object for it: point it at the null
+    device, so the command still runs and its exit status still says what it did (a write that lands
+    exits 0 whether or not anyone reads the answer)."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 (lives as long as the process)
 
 
 def _end_process(status: int) -> NoReturn:
