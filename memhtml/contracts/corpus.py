@@ -45,5 +45,8 @@ class CorpusReader(Protocol):
     def worktree_blobs(self, paths: Sequence[str]) -> dict[str, tuple[str, bytes]]:
         """(blob sha, bytes) of working-tree files that exist, keyed by path."""
 
+    def worktree_blob_ids(self, paths: Sequence[str]) -> dict[str, str]:
+        """The blob sha each working-tree file would have, keyed by path (files that exist; no git process)."""
+
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         """(full sha, committer instant) of a commit reference, or None if it names no commit."""

@@ -210,6 +210,7 @@ def _project_working_tree(
             database, ((path, sha, contents.get(sha)) for path, sha in committed.items()), now, report
         )
         _store(database, restored, report)
+        report.modified += len(restored)  # back to HEAD's text: the row changed, so the pass did too
     deleted = [entry.path for entry in entries if entry.deleted]
     report.removed += remove_paths(database, deleted)
     present = [entry.path for entry in entries if not entry.deleted]

@@ -7,7 +7,7 @@ Kept apart from the indexer so a read command can check freshness without import
 from __future__ import annotations
 
 from memhtml.contracts.corpus import CorpusReader
-from memhtml.index.database import Database
+from memhtml.index.database import Database, membership
 
 
 def watermark(database: Database) -> tuple[str | None, list[str], bool]:
@@ -17,16 +17,34 @@ def watermark(database: Database) -> tuple[str | None, list[str], bool]:
 
 
 def is_fresh(database: Database, reader: CorpusReader, *, head_seen: str | None = None) -> bool:
-    """Whether the index already reflects HEAD (dirty files are projected by the next update).
+    """Whether the index already reflects HEAD, and each file it last projected from the working tree
+    is still as it was there (`disk_projections_changed`; new dirty files wait for the next update).
 
     `head_seen` is a HEAD the caller read moments ago and has committed nothing since. An index at that
     commit is fresh without asking git again: a commit landing in between is one the command would
     equally have missed by starting a moment earlier. Any other watermark is compared with HEAD as it
     is now, so a catch-up never aims at an older commit than the index holds.
     """
-    head, _, built = watermark(database)
-    if not built:
+    head, dirty_paths, built = watermark(database)
+    if not built or _changed_on_disk(database, reader, dirty_paths):
         return False
     if head_seen is not None and head == head_seen:
         return True
     return head == reader.head()
+
+
+def disk_projections_changed(database: Database, reader: CorpusReader) -> bool:
+    """Whether a file the index last projected from the working tree changed on disk since: deleted,
+    reverted, edited again. Reads catch up with the working tree then, so an edit taken back stops
+    answering at once. Reads never scan the whole tree for new edits (`git status` walks every file);
+    only the paths the index holds from disk are checked, and with none (the common case) nothing."""
+    return _changed_on_disk(database, reader, watermark(database)[1])
+
+
+def _changed_on_disk(database: Database, reader: CorpusReader, dirty_paths: list[str]) -> bool:
+    if not dirty_paths:
+        return False
+    among, parameters = membership("path", "paths", dirty_paths)
+    indexed = dict(database.rows(f"SELECT path, blob_sha FROM files WHERE {among}", parameters))
+    on_disk = reader.worktree_blob_ids(sorted(indexed))
+    return any(on_disk.get(path) != blob_sha for path, blob_sha in indexed.items())

@@ -23,7 +23,7 @@ from memhtml.index.database import (
     pending_migrations,
     set_aside_index,
 )
-from memhtml.index.watermark import is_fresh, watermark
+from memhtml.index.watermark import disk_projections_changed, is_fresh, watermark
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store, open_store
 
@@ -80,7 +80,8 @@ def follow_with_vectors(
 
 @contextmanager
 def fresh_index(store: Store, *, writable: bool = False, committed_nothing: bool = False) -> Iterator[Database]:
-    """The store's index, caught up with HEAD's commits (not the dirty tree), open for this command.
+    """The store's index, caught up with HEAD's commits, open for this command; the dirty tree is
+    projected again only when a file the index holds from disk changed there (`is_fresh`).
 
     A fresh index is opened once, read-only, so concurrent readers never block each other; a stale or
     missing one (or `writable`) is opened read-write and caught up first. `committed_nothing`: the
@@ -100,7 +101,9 @@ def fresh_index(store: Store, *, writable: bool = False, committed_nothing: bool
                 yield database
                 return
     with open_database(store.root) as database:
-        catch_up(database, reader)
+        # A file projected from disk that changed there since is projected again (with the whole dirty
+        # tree: one `git status`), so an edit taken back never keeps answering.
+        catch_up(database, reader, worktree=disk_projections_changed(database, reader))
         yield database
 
 

@@ -7,6 +7,7 @@ one `diff`, one `status`), so the cost of a catch-up grows with what changed, no
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -216,6 +217,21 @@ class GitCorpusReader:
             if data is not None:
                 blobs[path] = (sha, data)
         return blobs
+
+    def worktree_blob_ids(self, paths: Sequence[str]) -> dict[str, str]:
+        # What `git hash-object --no-filters` answers, computed here: a read command checking a few
+        # files it projected from disk should not pay for a git process.
+        ids: dict[str, str] = {}
+        for path in paths:
+            if not is_regular_file(self.root, path):
+                continue
+            try:
+                data = read_regular_file(self.root, path)
+            except (OSError, LinkedPath):
+                continue
+            if data is not None:
+                ids[path] = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+        return ids
 
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         try:
