@@ -234,10 +234,12 @@ def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any
     ):
         labels.setdefault(path, []).append(f"{entity_type}:{entity_name}")
         names.setdefault(path, []).append(entity_name)
+    # Of several successors, the one updated last, as `resolve` follows; the greatest path breaks a tie.
     successors = dict(
         database.rows(
-            f"SELECT dst_path, max(src_path) FROM edges WHERE rel = 'supersedes' AND {among_successors} "
-            "GROUP BY dst_path",
+            "SELECT e.dst_path, arg_max(e.src_path, (f.updated_at, e.src_path)) FROM edges e "
+            f"JOIN files f ON f.path = e.src_path WHERE e.rel = 'supersedes' AND e.{among_successors} "
+            "GROUP BY e.dst_path",
             parameters,
         )
     )

@@ -86,7 +86,8 @@ def list_memories(root: Path, request: ListRequest) -> dict[str, Any]:
 
 
 def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[str]) -> dict[str, Any]:
-    """The `memory.neighbors` data: memories within `depth` hops, edges followed both ways."""
+    """The `memory.neighbors` data: memories within `depth` hops, walking links forward from the center
+    and backward into it, each walk keeping its own direction; `edges` counts each link walked once."""
     center = confine_memory_path(raw_path, "neighbors")
     store = open_store(root)
     allowed = list(rels) or list(MEMORY_RELS)
@@ -95,48 +96,63 @@ def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[
         if not _known(database, center) and not is_regular_file(store.root, center):
             raise PathNotFound(f"no memory at {center}", ["memhtml status"])
         seen: dict[str, dict[str, Any]] = {}
-        frontier = [center]
-        edges_seen = 0
+        walked: set[tuple[str, str, str]] = set()
+        forward, backward = [center], [center]
+        reached = {"out": {center}, "in": {center}}
         saturated = False
         for hop in range(1, depth + 1):
-            rows = database.rows(
-                """
-                SELECT src_path, rel, dst_path, derived FROM edges
-                WHERE (src_path IN (SELECT unnest($frontier)) OR dst_path IN (SELECT unnest($frontier)))
-                  AND rel IN (SELECT unnest($rels))
-                ORDER BY src_path, rel, dst_path LIMIT $cap
-                """,
-                {"frontier": frontier, "rels": allowed, "cap": NEIGHBOR_SCAN_CAP + 1},
-            )
+            rows = _edges_from(database, forward, backward, allowed)
             saturated = saturated or len(rows) > NEIGHBOR_SCAN_CAP
-            next_frontier: list[str] = []
-            for source, rel, destination, derived in rows[:NEIGHBOR_SCAN_CAP]:
-                edges_seen += 1
-                for here, there in ((source, destination), (destination, source)):
-                    if here in frontier and there != center and there not in seen:
-                        seen[there] = {"path": there, "hop": hop, "rel": rel, "derived": bool(derived)}
-                        next_frontier.append(there)
-            frontier = next_frontier
-            if not frontier:
+            frontiers: dict[str, list[str]] = {"out": [], "in": []}
+            for way, source, rel, destination, derived, title in rows[:NEIGHBOR_SCAN_CAP]:
+                walked.add((source, rel, destination))
+                there = destination if way == "out" else source
+                if there in reached[way]:
+                    continue
+                reached[way].add(there)
+                frontiers[way].append(there)
+                # Rows come forward links first: at equal hops, the link out names the rel.
+                if there not in seen:
+                    seen[there] = {"path": there, "title": title, "hop": hop, "rel": rel, "derived": bool(derived)}
+            forward, backward = frontiers["out"], frontiers["in"]
+            if not forward and not backward:
                 break
-        titled, parameters = membership("path", "paths", seen)
-        titles = dict(database.rows(f"SELECT path, title FROM files WHERE {titled}", parameters))
     ordered = sorted(seen.values(), key=lambda node: (node["hop"], node["path"]))
-    nodes = [{**node, "title": titles.get(node["path"])} for node in ordered[:limit]]
-    nodes = [{key: node[key] for key in ("path", "title", "hop", "rel", "derived")} for node in nodes]
+    nodes = [{key: node[key] for key in ("path", "title", "hop", "rel", "derived")} for node in ordered[:limit]]
     return {
         "center": center,
         "depth": depth,
         "limit": limit,
         "nodes": nodes,
-        "edges": edges_seen,
+        "edges": len(walked),
         "nodesDropped": max(len(ordered) - limit, 0),
         "scanSaturated": saturated,
     }
 
 
+def _edges_from(database: Database, forward: list[str], backward: list[str], rels: list[str]) -> list[tuple[Any, ...]]:
+    """One hop of both walks: links out of the forward frontier and into the backward one, with the title
+    of the memory at the far end; a link whose far end is not indexed (moved or archived away) is no edge."""
+    outgoing, out_parameters = membership("e.src_path", "forward", forward)
+    incoming, in_parameters = membership("e.dst_path", "backward", backward)
+    return database.rows(
+        f"""
+        SELECT way, src_path, rel, dst_path, derived, title FROM (
+            SELECT 'out' AS way, e.src_path, e.rel, e.dst_path, e.derived, f.title
+            FROM edges e JOIN files f ON f.path = e.dst_path
+            WHERE {outgoing} AND e.rel IN (SELECT unnest($rels))
+            UNION ALL
+            SELECT 'in' AS way, e.src_path, e.rel, e.dst_path, e.derived, f.title
+            FROM edges e JOIN files f ON f.path = e.src_path
+            WHERE {incoming} AND e.rel IN (SELECT unnest($rels))
+        ) ORDER BY way = 'in', src_path, rel, dst_path LIMIT $cap
+        """,
+        {**out_parameters, **in_parameters, "rels": rels, "cap": NEIGHBOR_SCAN_CAP + 1},
+    )
+
+
 def resolve(root: Path, raw_path: str) -> dict[str, Any]:
-    """The `memory.resolved` data: follow archive moves and supersedes links forward to the live memory."""
+    """The `memory.resolved` data: follow archive moves and supersedes links forward to the newest memory."""
     requested = confine_memory_path(raw_path, "resolve")
     store = open_store(root)
     with fresh_index(store) as database:
@@ -147,21 +163,20 @@ def resolve(root: Path, raw_path: str) -> dict[str, Any]:
         stop = "hop_limit"
         for _ in range(RESOLVE_MAX_HOPS + 1):
             row = database.rows("SELECT archived, superseded_by FROM files WHERE path = $path", {"path": current})
-            if row and not row[0][0]:
-                stop = "live"
-                break
             successor, via = _successor(database, current, row)
             if successor is None:
-                stop = "archived" if row else "unindexed"
-                break
-            if successor in visited:
-                stop = "cycle"
+                # A live memory nothing supersedes is the end of the chain.
+                stop = ("archived" if row[0][0] else "live") if row else "unindexed"
                 break
             if len(steps) == RESOLVE_MAX_HOPS:
                 break
             steps.append({"from": current, "to": successor, "via": via})
-            visited.add(successor)
             current = successor
+            if successor in visited:
+                # The step back into the chain is kept, so the answer shows where the cycle closes.
+                stop = "cycle"
+                break
+            visited.add(successor)
         title = database.value("SELECT title FROM files WHERE path = $path", {"path": current})
     return {
         "requested": requested,
@@ -182,14 +197,24 @@ def _successor(database: Database, path: str, row: list[tuple[Any, ...]]) -> tup
             {"path": path},
         )
         return moved, "archive_move"
-    superseded_by = row[0][1]
-    if superseded_by and _known(database, superseded_by):
-        return superseded_by, "supersedes"
+    # Of several memories superseding this one, the newest word is the one updated last (its own
+    # `updated` meta, so the answer is the same before and after a rebuild); the greatest path breaks a tie.
+    # Search names the same successor (`hydrate`).
     winner = database.value(
-        "SELECT src_path FROM edges WHERE dst_path = $path AND rel = 'supersedes' ORDER BY src_path LIMIT 1",
+        """
+        SELECT e.src_path FROM edges e JOIN files f ON f.path = e.src_path
+        WHERE e.dst_path = $path AND e.rel = 'supersedes'
+        ORDER BY f.updated_at DESC, e.src_path DESC LIMIT 1
+        """,
         {"path": path},
     )
-    return winner, "supersedes"
+    if winner is not None:
+        return winner, "supersedes"
+    archived, superseded_by = row[0]
+    # An archived memory's own successor meta is the fallback for a link the successor no longer holds.
+    if archived and superseded_by and _known(database, superseded_by):
+        return superseded_by, "supersedes"
+    return None, "supersedes"
 
 
 def _known(database: Database, path: str) -> bool:
