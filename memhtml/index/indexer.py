@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from memhtml.contracts.corpus import CorpusReader, TreeChange
 from memhtml.contracts.errors import GitFailure
-from memhtml.index.database import Database, prepare_bulk_inserts
+from memhtml.index.database import Database, membership, prepare_bulk_inserts
 from memhtml.index.parallel import Item, PendingProjection, project_slices, projection_pool
 from memhtml.index.projection import FileProjection, SkippedFile, relocated
 from memhtml.index.rows import ALL_TABLES, empty_tables, remove_paths, rename_path, store_projections
@@ -160,7 +160,7 @@ def _apply_commits(
     report.removed += remove_paths(database, removed)
     for change in changes:
         if change.status == "R" and change.old_path is not None:
-            if rename_path(database, change.old_path, change.path):
+            if rename_path(database, change.old_path, change.path) or _moved_before(database, change):
                 report.renamed += 1
                 report.renames.append((change.old_path, change.path))
             else:
@@ -204,7 +204,8 @@ def _project_working_tree(
     if cleaned:
         committed = reader.tree(head, cleaned) if head else {}
         gone = [path for path in cleaned if path not in committed]
-        report.removed += remove_paths(database, gone)
+        moved = _follow_moves(database, gone, committed, report)  # a dirty `git mv` moved back
+        report.removed += remove_paths(database, [path for path in gone if path not in moved])
         contents = reader.blobs(committed.values())
         restored = _project_all(
             database, ((path, sha, contents.get(sha)) for path, sha in committed.items()), now, report
@@ -212,13 +213,40 @@ def _project_working_tree(
         _store(database, restored, report)
         report.modified += len(restored)  # back to HEAD's text: the row changed, so the pass did too
     deleted = [entry.path for entry in entries if entry.deleted]
-    report.removed += remove_paths(database, deleted)
     present = [entry.path for entry in entries if not entry.deleted]
     blobs = reader.worktree_blobs(present)
+    moved = _follow_moves(database, deleted, {path: sha for path, (sha, _) in blobs.items()}, report)
+    report.removed += remove_paths(database, [path for path in deleted if path not in moved])
     projected = _project_all(database, ((path, sha, data) for path, (sha, data) in blobs.items()), now, report)
     _store(database, projected, report)
     report.dirty += len(entries)
     database.run("UPDATE index_state SET dirty_paths = $paths WHERE id = 1", {"paths": sorted(dirty_now)})
+
+
+def _follow_moves(
+    database: Database, leaving: Sequence[str], arriving: Mapping[str, str], report: PassReport
+) -> set[str]:
+    """Re-point the row of each leaving path whose exact bytes arrive at a path without a row (a `git mv`
+    the working tree holds, not yet committed, or one moved back), so its doc_id, vectors and access
+    counters follow it, as a committed rename's do; returns the leaving paths re-pointed. The arriving
+    files are projected again afterwards (a move can change what a path implies: archived, workspace)."""
+    if not leaving or not arriving:
+        return set()
+    among, parameters = membership("path", "paths", [*leaving, *arriving])
+    indexed = dict(database.rows(f"SELECT path, blob_sha FROM files WHERE {among}", parameters))
+    free: dict[str, list[str]] = {}
+    for path in sorted(arriving):
+        if path not in indexed:
+            free.setdefault(arriving[path], []).append(path)
+    moved: set[str] = set()
+    for old in sorted(leaving):
+        targets = free.get(indexed.get(old, ""))
+        if targets and rename_path(database, old, targets[0]):
+            new = targets.pop(0)
+            moved.add(old)
+            report.renamed += 1
+            report.renames.append((old, new))
+    return moved
 
 
 def _store(
@@ -237,14 +265,28 @@ def _project_all(
         return _sorted_results(database, PendingProjection(pool, listed, now).results(), report)
 
 
+def _moved_before(database: Database, change: TreeChange) -> bool:
+    """Whether a committed rename's rows already moved: a pass saw the `git mv` in the working tree."""
+    found = database.value(
+        "SELECT count(*) FROM files WHERE path = $new AND path <> $old", {"new": change.path, "old": change.old_path}
+    )
+    return int(found) > 0
+
+
 def _move_state_rows(database: Database, renames: Sequence[tuple[str, str]]) -> None:
-    """Access counters follow a renamed memory; DuckDB writes one database per transaction, so apart."""
+    """Access counters follow a renamed memory; DuckDB writes one database per transaction, so apart. A
+    counter that already moved (the working tree held the move first) stays where it is."""
     if not renames or database.read_only:
         return
     with database.transaction():
         for old, new in renames:
-            database.run("DELETE FROM state.access WHERE path = $new AND $new <> $old", {"old": old, "new": new})
-            database.run("UPDATE state.access SET path = $new WHERE path = $old", {"old": old, "new": new})
+            moves = {"old": old, "new": new}
+            database.run(
+                "DELETE FROM state.access WHERE path = $new AND $new <> $old "
+                "AND EXISTS (SELECT 1 FROM state.access WHERE path = $old)",
+                moves,
+            )
+            database.run("UPDATE state.access SET path = $new WHERE path = $old", moves)
 
 
 def _sorted_results(
