@@ -89,7 +89,7 @@ def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     scope = _scope(store, request, "search")
     query = content_terms(parse_query(request.query))
     with fresh_index(store, committed_nothing=True) as database:
-        semantic = query_vector(database, request.query) if query.terms else SemanticSide(None, 0.0, True)
+        semantic = query_vector(database, request.query, embed=bool(query.terms))
         fused, arms = fused_search(database, query, scope, pool=request.limit * MMR_POOL_FACTOR, vector=semantic.vector)
         # MMR without vectors keeps the fused order, so hits stay sorted by their score. With vectors its
         # rank-based relevance (1 / position) demotes every close paraphrase of the top hit below
@@ -119,7 +119,7 @@ def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     scope = _scope(store, request, "recall")
     query = content_terms(parse_query(request.query))
     with fresh_index(store, committed_nothing=True) as database:
-        semantic = query_vector(database, request.query) if query.terms else SemanticSide(None, 0.0, True)
+        semantic = query_vector(database, request.query, embed=bool(query.terms))
         fused, _ = fused_search(database, query, scope, pool=RECALL_CANDIDATES, vector=semantic.vector)
         details = hydrate(database, [hit.path for hit in fused])
     ranked = [details[hit.path] for hit in fused if hit.path in details]
@@ -146,15 +146,16 @@ class SemanticSide(NamedTuple):
     degraded: bool
 
 
-def query_vector(database: Database, text: str) -> SemanticSide:
-    """Embed the query when the index's vectors can answer it; a space mismatch is refused."""
+def query_vector(database: Database, text: str, *, embed: bool = True) -> SemanticSide:
+    """Embed the query when the index's vectors can answer it; a space mismatch is refused. `embed`
+    False (a query with no term, which matches nothing) reports the index's side without embedding."""
     space = configured_space()
     state = vector_state(database)
     if space is None:
         return SemanticSide(None, state.coverage if state.space else 0.0, True)
     check_space(database, space, state)
     coverage = state.coverage if state.space else (1.0 if state.texts == 0 else 0.0)
-    if coverage < VECTOR_COVERAGE_FLOOR or state.texts == 0:
+    if coverage < VECTOR_COVERAGE_FLOOR or state.texts == 0 or not embed:
         return SemanticSide(None, coverage, coverage < VECTOR_COVERAGE_FLOOR)
     embedder = configured_embedder()
     assert embedder is not None

@@ -72,3 +72,14 @@ def test_recall_quotes_at_most_the_per_entity_cap_of_memories_naming_one_entity(
     listed = {item["path"] for item in memories["indexLines"]}
     assert quoted | listed == set(about_ada)  # the budget fits them all: only the cap holds some back
     assert len(quoted) == MAX_PER_ENTITY
+
+
+def test_a_query_with_no_term_reports_the_index_s_vector_coverage_not_a_degraded_zero(store_root: Path) -> None:
+    _write(store_root, "Pool ceiling", "The connection pool ceiling is 64.")
+    for query in ("!!!", "..."):
+        answer = run_cli("search", "--repo", str(store_root), query)
+        assert answer.status == 0, answer.stdout + answer.stderr
+        assert answer.data["hits"] == []
+        assert (answer.data["degraded"], answer.data["vectorCoverage"]) == (False, 1.0)  # the one memory is embedded
+    off = run_cli("search", "--repo", str(store_root), "!!!", env={"MEMHTML_EMBED": "off"})
+    assert (off.data["degraded"], off.data["hits"]) == (True, [])  # embeddings off: degraded, as for any query
