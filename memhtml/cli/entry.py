@@ -70,6 +70,7 @@ def run(argv: list[str]) -> int:
     try:
         invocation = parse_command_line(argv, refuse_env_root=config.refuse_env_root, stdout_is_tty=stdout_is_tty)
         config.embed_setting()  # a bad MEMHTML_EMBED is refused before any I/O
+        config.coverage_floor()  # so is a bad MEMHTML_VECTOR_COVERAGE_FLOOR
     except UsageError as error:
         door = Door(
             command=error.command or "",

@@ -714,6 +714,13 @@ CONFIG_VARS: Final[tuple[ConfigVar, ...]] = (
         "`memhtml index embed` or `index rebuild` switch it).",
         "on",
     ),
+    ConfigVar(
+        "MEMHTML_VECTOR_COVERAGE_FLOOR",
+        "The share of memory texts that must have a vector before search uses the vector arm (below "
+        "it, search is lexical-only and says `degraded: true`; `doctor` and `index status` flag the "
+        "coverage as low): a decimal above 0 and at most 1. Any other value is refused at exit 2.",
+        "0.95",
+    ),
 )
 
 GUIDE: Final[tuple[GuideTopic, ...]] = (

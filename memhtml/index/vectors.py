@@ -10,14 +10,19 @@ rebuild or `index embed` replaces the vectors.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from memhtml.contracts.errors import EmbedSpaceMismatch
-from memhtml.domain.chunking import chunk_text
-from memhtml.index.database import Database, membership
+from memhtml.domain.chunking import CHUNK_MAX_CHARS, chunk_text
 from memhtml.index.embedders import EMBED_SLICE, Embedder
 
-# Below this share of embedded memory texts the vector arm is dropped (the original's default).
+# The configuration module reads the default floor as every command starts, `manifest` too, so this
+# module leaves the DuckDB import to the functions that query.
+if TYPE_CHECKING:
+    from memhtml.index.database import Database
+
+# Below this share of embedded memory texts the vector arm is dropped: the command contract's default,
+# which MEMHTML_VECTOR_COVERAGE_FLOOR replaces (`Config.coverage_floor`).
 VECTOR_COVERAGE_FLOOR: Final[float] = 0.95
 
 Progress = Callable[[int, int], None]
@@ -56,6 +61,23 @@ def vector_state(database: Database) -> VectorState:
     return VectorState(space, texts, embedded_texts, embeddings + (texts - embedded_texts), embeddings)
 
 
+def indexed_chunks(database: Database) -> int:
+    """How many chunks the indexed memories' bodies cut into, counted per memory (two memories with one
+    text count its chunks twice) and whether or not they have vectors yet."""
+    # Only a body longer than the cap can cut into more than one chunk, and a body with a word into at
+    # least one; the byte length bounds the character length, so the rest are single chunks without
+    # their text leaving the index.
+    single = int(
+        database.value(
+            "SELECT count(*) FROM files WHERE word_count > 0 AND strlen(body_text) <= $cap", {"cap": CHUNK_MAX_CHARS}
+        )
+    )
+    others = database.rows(
+        "SELECT body_text FROM files WHERE NOT (word_count > 0 AND strlen(body_text) <= $cap)", {"cap": CHUNK_MAX_CHARS}
+    )
+    return single + sum(len(chunk_text(str(row[0]))) for row in others)
+
+
 def check_space(database: Database, space: str, state: VectorState | None = None) -> None:
     """Refuse a configured space that differs from the one the index's vectors are in (read from
     `state` when the caller has just read it, else from the index)."""
@@ -86,6 +108,8 @@ def pending_texts(database: Database, paths: Collection[str] | None = None) -> l
         return [(str(row[0]), str(row[1])) for row in rows]
     if not paths:
         return []
+    from memhtml.index.database import membership
+
     named, parameters = membership("path", "paths", sorted(paths))
     # Found by path (the key's index), and the vectors probed only for those hashes: a scan of either
     # table's hash column would cost a write in proportion to the corpus (≈10 ms at 100k).

@@ -47,6 +47,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--version", action="version", version=f"memhtml-mcp {__version__}")
     options = parser.parse_args(sys.argv[1:] if argv is None else argv)
     config = load_config()
+    for setting in (config.embed_setting, config.coverage_floor):  # refused before the server starts
+        try:
+            setting()
+        except UsageError as error:
+            print(f"memhtml-mcp: {error.envelope_code}: {error.message}", file=sys.stderr)
+            sys.exit(EXIT_USAGE)
     # A blank --repo names nothing, so the usual fallbacks (or the refusal) apply, as on the CLI.
     repo = options.repo if options.repo and options.repo.strip() else None
     if config.refuse_env_root and repo is None:

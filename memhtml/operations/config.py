@@ -7,15 +7,20 @@ Everything else receives a `Config` value, so tests and servers can state config
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, NamedTuple
 
+from memhtml.contracts.errors import UsageError
 from memhtml.index.embedders import checked_setting
+from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR
 
 _FALSE_WORDS: Final[frozenset[str]] = frozenset({"", "0", "false", "no", "off"})
 DEFAULT_ROOT: Final[str] = "~/memhtml"
+# A plain decimal (`0.5`, `.5`, `1`, `1e-1`): not `nan`, `inf`, `0x1` or `1_0`, which `float` also takes.
+_DECIMAL: Final = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 class Config(NamedTuple):
@@ -25,10 +30,31 @@ class Config(NamedTuple):
     refuse_env_root: bool
     force_json: bool
     embed_value: str | None = None  # MEMHTML_EMBED as given; `embed_setting` checks it
+    floor_value: str | None = None  # MEMHTML_VECTOR_COVERAGE_FLOOR as given; `coverage_floor` checks it
 
     def embed_setting(self) -> str:
         """on | off | hash | minilm; any other value is refused (exit 2) before the command runs."""
         return checked_setting(self.embed_value)
+
+    def coverage_floor(self) -> float:
+        """The share of memory texts that must have a vector before search trusts the vector arm: a
+        decimal above 0 and at most 1 (unset or blank: `VECTOR_COVERAGE_FLOOR`); any other value is
+        refused (exit 2) before the command runs."""
+        given = (self.floor_value or "").strip()
+        if not given:
+            return VECTOR_COVERAGE_FLOOR
+        # 0 would trust a plane with no vector at all; above 1 no plane could ever be trusted.
+        floor = float(given) if _DECIMAL.fullmatch(given) else None
+        if floor is None or not 0 < floor <= 1:
+            raise UsageError(
+                "ERR_INVALID_FLAG",
+                f"MEMHTML_VECTOR_COVERAGE_FLOOR={self.floor_value} is not a decimal above 0 and at most 1",
+                [
+                    f"unset MEMHTML_VECTOR_COVERAGE_FLOOR (the default, {VECTOR_COVERAGE_FLOOR})",
+                    "MEMHTML_VECTOR_COVERAGE_FLOOR=0.5",
+                ],
+            )
+        return floor
 
     def resolve_root(self, repo_flag: str | None) -> Path:
         """`--repo`, else `$MEMHTML_ROOT`, else `~/memhtml`; `~` expanded, made absolute."""
@@ -43,6 +69,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         refuse_env_root=source.get("MEMHTML_REFUSE_ENV_ROOT", "").strip().lower() not in _FALSE_WORDS,
         force_json=source.get("MEMHTML_OUTPUT", "").strip().lower() == "json",
         embed_value=source.get("MEMHTML_EMBED"),
+        floor_value=source.get("MEMHTML_VECTOR_COVERAGE_FLOOR"),
     )
 
 

@@ -19,8 +19,9 @@ from memhtml.contracts.errors import MemhtmlError
 from memhtml.contracts.instants import format_instant
 from memhtml.index import health
 from memhtml.index.parallel import CHUNK_FILES, in_order, projection_pool
-from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, vector_state
+from memhtml.index.vectors import vector_state
 from memhtml.index.watermark import watermark
+from memhtml.operations.config import load_config
 from memhtml.operations.embedding import configured_space
 from memhtml.operations.filecheck import FileItem, FileVerdict, inspect_files
 from memhtml.operations.indexing import PhaseProgress, fresh_index, progress_phase, rebuild_index
@@ -151,13 +152,14 @@ def _examine_index(
         data.update(indexFresh=False, indexHeadSha=None, dangling=[], orphanAccessRows=[], indexDrift=None)
         return f"{failure.code}: {failure.message}"
     configured = configured_space()
-    low = configured is not None and vectors.coverage < VECTOR_COVERAGE_FLOOR
+    floor = load_config().coverage_floor()
+    low = configured is not None and vectors.coverage < floor
     data.update(
         embedModelMatches=vectors.space is None or vectors.space == configured,
         storedEmbedModel=vectors.space,
         configuredEmbedModel=configured,
         vectorCoverage=vectors.coverage,
-        vectorCoverageFloor=VECTOR_COVERAGE_FLOOR,
+        vectorCoverageFloor=floor,
         vectorCoverageLow=low,
         chunks=vectors.chunks,
         embeddings=vectors.embeddings,

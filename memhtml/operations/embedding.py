@@ -18,7 +18,6 @@ from memhtml.contracts.errors import EmbedSpaceMismatch, MemhtmlError, ModelUnav
 from memhtml.index.database import Database, open_database
 from memhtml.index.embedders import Embedder, checked_setting, load_embedder, space_of
 from memhtml.index.vectors import (
-    VECTOR_COVERAGE_FLOOR,
     check_space,
     embed_pending,
     pending_texts,
@@ -142,5 +141,5 @@ def embed_index(root: Path, *, dry_run: bool = False, progress: PhaseProgress | 
         "embeddingsWritten": written,
         "embeddingsRemaining": remaining,
         "vectorCoverage": after.coverage if not (dry_run and replacing) else 0.0,
-        "vectorCoverageFloor": VECTOR_COVERAGE_FLOOR,
+        "vectorCoverageFloor": load_config().coverage_floor(),
     }

@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from memhtml.contracts.errors import DamagedIndex, MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -35,6 +35,12 @@ if TYPE_CHECKING:
 
 # What a long command reports as it goes: (phase, done, of), e.g. ("indexing", 4000, 100000).
 PhaseProgress = Callable[[str, int, int], None]
+
+# `hasState`: the state plane (access counters, session links) is attached to this connection, whether
+# or not anything was read yet; a store without any access row still has it.
+STATE_ATTACHED: Final[str] = (
+    "EXISTS (SELECT 1 FROM duckdb_tables() WHERE database_name = 'state' AND table_name = 'access') AS has_state"
+)
 
 
 def now_instant() -> str:
@@ -151,7 +157,18 @@ def _rebuild_in(store: Store, *, embed: bool, progress: PhaseProgress | None) ->
             assert embedder is not None
             embedding = progress_phase(progress, "embedding")
             report.embeddings_written = embed_pending(database, embedder, replace_space=True, progress=embedding)
-        return _with_warnings(report)
+        return _with_warnings(report, _rebuilt_counts(database))
+
+
+def _rebuilt_counts(database: Database) -> dict[str, int]:
+    """What a rebuild left in the index besides its files: the chunks their bodies cut into (counted
+    per memory, with embeddings on or off) and the links they assert."""
+    from memhtml.index.vectors import indexed_chunks
+
+    return {
+        "chunksIndexed": indexed_chunks(database),
+        "edgesIndexed": int(database.value("SELECT count(*) FROM edges")),
+    }
 
 
 def progress_phase(progress: PhaseProgress | None, phase: str) -> Callable[[int, int], None] | None:
@@ -168,8 +185,16 @@ def update_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
         return _with_warnings(catch_up(database, reader, worktree=True, embed=embed))
 
 
-def _with_warnings(report: PassReport) -> dict[str, Any]:
+def _with_warnings(report: PassReport, counts: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """The pass's answer; `counts` follow `filesIndexed`, in the order the command's contract gives."""
     data = report.as_data()
+    if counts:
+        placed: dict[str, Any] = {}
+        for name, value in data.items():
+            placed[name] = value
+            if name == "filesIndexed":
+                placed.update(counts)
+        data = placed
     if report.warnings:
         data["warnings"] = report.warnings
     return data
@@ -177,21 +202,23 @@ def _with_warnings(report: PassReport) -> dict[str, Any]:
 
 def index_status(root: Path) -> dict[str, Any]:
     """`index status`: watermark, freshness and row counts."""
-    from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, vector_state
+    from memhtml.index.vectors import vector_state
+    from memhtml.operations.config import load_config
     from memhtml.operations.embedding import configured_space
 
+    floor = load_config().coverage_floor()  # a bad value is refused before the store is opened
     store = open_store(root)
     reader = GitCorpusReader(store.root)
     with fresh_index(store) as database:
         head, dirty_paths, _ = watermark(database)
         counts = database.rows(
-            """
+            f"""
             SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM files WHERE NOT archived),
                    (SELECT count(*) FROM edges), (SELECT count(DISTINCT tag) FROM file_tags),
                    (SELECT count(DISTINCT entity_type || ':' || entity_name) FROM file_entities),
                    (SELECT count(*) FROM terms), (SELECT count(*) FROM postings),
                    (SELECT rebuilt_at FROM index_state), (SELECT updated_at FROM index_state),
-                   (SELECT count(*) FROM state.access)
+                   {STATE_ATTACHED}
             """
         )[0]
         vectors = vector_state(database)
@@ -218,10 +245,10 @@ def index_status(root: Path) -> dict[str, Any]:
         "chunks": vectors.chunks,
         "embeddings": vectors.embeddings,
         "vectorCoverage": vectors.coverage,
-        "vectorCoverageFloor": VECTOR_COVERAGE_FLOOR,
-        "vectorCoverageLow": configured is not None and vectors.coverage < VECTOR_COVERAGE_FLOOR,
+        "vectorCoverageFloor": floor,
+        "vectorCoverageLow": configured is not None and vectors.coverage < floor,
         "traces": 0,
-        "hasState": counts[9] > 0,
+        "hasState": counts[9],
     }
 
 

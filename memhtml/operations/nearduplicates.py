@@ -16,7 +16,8 @@ from memhtml.contracts.errors import EmbedSpaceMismatch, ModelUnavailable
 from memhtml.domain.divergence import diverges
 from memhtml.index.database import Database, membership
 from memhtml.index.similarity import Neighbour, earlier_neighbours, stored_neighbours
-from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, check_space, vector_state
+from memhtml.index.vectors import check_space, vector_state
+from memhtml.operations.config import load_config
 from memhtml.operations.embedding import configured_embedder
 
 NEAR_DUPLICATE_THRESHOLD: Final[float] = 0.92
@@ -51,7 +52,7 @@ def find_near_duplicates(database: Database | None, items: Sequence[NearDuplicat
         check_space(database, embedder.space)
     except (EmbedSpaceMismatch, ModelUnavailable):
         return unchecked
-    if vector_state(database).coverage < VECTOR_COVERAGE_FLOOR:
+    if vector_state(database).coverage < load_config().coverage_floor():
         return unchecked  # too many memories without a vector: "none found" would not be true
     positions = [
         index for index, item in enumerate(items) if item is not None and item.memory_type not in ("task", "arc")

@@ -15,7 +15,8 @@ from memhtml.domain.tokens import QueryTerms, content_terms, parse_query
 from memhtml.index.database import Database
 from memhtml.index.scope import AsOfCommit, AsOfValidity, Scope
 from memhtml.index.search import QueryVector, archived_matches, fused_search, hydrate
-from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, check_space, vector_state
+from memhtml.index.vectors import check_space, vector_state
+from memhtml.operations.config import load_config
 from memhtml.operations.embedding import configured_embedder, configured_space
 from memhtml.operations.indexing import fresh_index
 from memhtml.store.gitread import GitCorpusReader
@@ -155,8 +156,9 @@ def query_vector(database: Database, text: str, *, embed: bool = True) -> Semant
         return SemanticSide(None, state.coverage if state.space else 0.0, True)
     check_space(database, space, state)
     coverage = state.coverage if state.space else (1.0 if state.texts == 0 else 0.0)
-    if coverage < VECTOR_COVERAGE_FLOOR or state.texts == 0 or not embed:
-        return SemanticSide(None, coverage, coverage < VECTOR_COVERAGE_FLOOR)
+    floor = load_config().coverage_floor()
+    if coverage < floor or state.texts == 0 or not embed:
+        return SemanticSide(None, coverage, coverage < floor)
     embedder = configured_embedder()
     assert embedder is not None
     values = embedder.embed_query(text)

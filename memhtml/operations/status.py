@@ -5,15 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR, vector_state
+from memhtml.index.vectors import vector_state
+from memhtml.operations.config import load_config
 from memhtml.operations.embedding import configured_space
-from memhtml.operations.indexing import fresh_index
+from memhtml.operations.indexing import STATE_ATTACHED, fresh_index
 from memhtml.store.gitcmd import head_sha
 from memhtml.store.repository import open_store
 from memhtml.store.scan import dirty_paths
 
 
 def status(root: Path) -> dict[str, Any]:
+    floor = load_config().coverage_floor()  # a bad value is refused before the store is opened
     store = open_store(root)
     head = head_sha(store.root)
     with fresh_index(store) as database:
@@ -22,10 +24,10 @@ def status(root: Path) -> dict[str, Any]:
                 "SELECT memory_type, count(*) FROM files WHERE NOT archived GROUP BY memory_type ORDER BY memory_type"
             )
         )
-        archived, edges, indexed_head, accessed = database.rows(
-            """
+        archived, edges, indexed_head, has_state = database.rows(
+            f"""
             SELECT (SELECT count(*) FROM files WHERE archived), (SELECT count(*) FROM edges),
-                   (SELECT head_sha FROM index_state), (SELECT count(*) FROM state.access)
+                   (SELECT head_sha FROM index_state), {STATE_ATTACHED}
             """
         )[0]
         vectors = vector_state(database)
@@ -49,7 +51,7 @@ def status(root: Path) -> dict[str, Any]:
         # Whether search can embed a query: a configured embedder whose space the index's vectors share.
         "embedderUp": configured is not None and vectors.space in (None, configured),
         "vectorCoverage": vectors.coverage,
-        "vectorCoverageFloor": VECTOR_COVERAGE_FLOOR,
-        "hasState": accessed > 0,
+        "vectorCoverageFloor": floor,
+        "hasState": has_state,
         "lastSleep": None,
     }

@@ -146,6 +146,7 @@ def test_config_and_guide(manifest: dict[str, Any]) -> None:
         "MEMHTML_REFUSE_ENV_ROOT",
         "MEMHTML_OUTPUT",
         "MEMHTML_EMBED",
+        "MEMHTML_VECTOR_COVERAGE_FLOOR",
     ]
     assert manifest["config"][0]["fallback"] == "~/memhtml"
     assert manifest["config"][3]["fallback"] == "on"
