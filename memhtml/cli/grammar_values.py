@@ -16,9 +16,11 @@ from typing import Final
 from memhtml.contracts.commands import FlagSpec
 from memhtml.contracts.instants import is_sortable_instant
 
-_INTEGER: Final = re.compile(r"^[+-]?\d+$")
+# ASCII digits only, matched in full: `\d` and int() also read `١٠` and `２` (other scripts' digits),
+# and `$` admits a trailing newline; a caller reading the command line sees neither as a number.
+_INTEGER: Final = re.compile(r"[+-]?[0-9]+")
 # Plain decimal notation only: `nan`, `inf` and `1_0` parse in Python but are not numbers to a caller.
-_DECIMAL: Final = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_DECIMAL: Final = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 # A full or abbreviated commit sha: git abbreviates to no fewer than 4 hex digits, in either case.
 _COMMIT_SHA: Final = re.compile(r"^[0-9a-fA-F]{4,40}$")
 _INSTANT_GRAMMAR: Final = "an ISO date or datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ)"
@@ -56,7 +58,7 @@ def value_problem(spec: FlagSpec, value: str) -> Problem | None:
 def _format_problem(spec: FlagSpec, value: str) -> Problem | None:
     name, shown = f"--{spec.name}", json.dumps(value, ensure_ascii=False)
     if spec.value_format == "number" and not (
-        _DECIMAL.match(value) and math.isfinite(float(value)) and _in_range(spec, float(value))
+        _DECIMAL.fullmatch(value) and math.isfinite(float(value)) and _in_range(spec, float(value))
     ):
         return f"{name} must be {_range_words(spec, 'a number')}, not {shown}", [_range_hint(spec)]
     if spec.value_format == "entity" and not _is_entity(value):
@@ -77,7 +79,7 @@ def _format_problem(spec: FlagSpec, value: str) -> Problem | None:
 
 def _as_int(value: str) -> int | None:
     """The integer `value` spells in plain decimal, or None (Python refuses over 4300 digits)."""
-    if not _INTEGER.match(value):
+    if not _INTEGER.fullmatch(value):
         return None
     try:
         return int(value)

@@ -77,8 +77,8 @@ _FACET_DESCRIPTION = (
     "parser collapses whitespace runs in and trims — so `<dd>runbook  rollback</dd>` is stored and "
     "queried single-spaced. There is no numeric comparison: a `<data value>` is indexed UNITLESS "
     "because the unit lives in the prose beside it, so the caller owns the unit and matches the text "
-    "it wrote. A value with no `=`, or a blank name before it, is refused at exit 2; an empty value "
-    "after it is allowed."
+    "it wrote. A value with no `=`, or a blank name before it, is refused at exit 2; an empty or blank "
+    "value (`tier=`) is no filter: that facet is ignored."
 )
 _QUERY_ARG = ArgSpec(
     "query",
@@ -375,8 +375,9 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
             FlagSpec(
                 "cursor",
                 "string",
-                "The `nextCursor` from the previous page: the last path returned. A blank value is refused at exit 2.",
-                value_format="nonblank",
+                "The `nextCursor` from the previous page: the last path returned (a leading `/` is allowed). "
+                "An empty or blank value is the first page, so a paging loop may pass its last `nextCursor` "
+                "from the first round on.",
             ),
             FlagSpec("include-archived", "boolean", "Include archived memories.", default=False),
         ),

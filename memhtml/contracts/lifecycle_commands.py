@@ -243,7 +243,12 @@ TASK_COMMANDS: Final[tuple[CommandSpec, ...]] = (
                 minimum=1,
                 maximum=1000,
             ),
-            FlagSpec("cursor", "string", "The `nextCursor` of the previous page.", value_format="nonblank"),
+            FlagSpec(
+                "cursor",
+                "string",
+                "The `nextCursor` of the previous page (a leading `/` is allowed); an empty or blank value is "
+                "the first page.",
+            ),
             FlagSpec("include-archived", "boolean", "Include done (archived) tasks.", default=False),
             FlagSpec(
                 "detected",

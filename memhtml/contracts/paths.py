@@ -40,6 +40,16 @@ def normalize_path(path: str) -> str:
     return collapsed[:-1] if collapsed.endswith("/") else collapsed
 
 
+def page_cursor(cursor: str | None) -> str | None:
+    """The path a page of a path-ordered listing continues after, or None for the first page.
+
+    A cursor is a memory path, which may be written from the store root (`/areas/x.html`); an empty or
+    blank cursor is the first page, so a paging loop can pass the last `nextCursor` from its first round.
+    """
+    path = (cursor or "").lstrip("/")
+    return path if path.strip() else None
+
+
 def path_problem(path: str) -> str | None:
     """Why `path` (already normalized) is not a usable memory path, or None when it is usable."""
     if not path:

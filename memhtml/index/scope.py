@@ -2,12 +2,18 @@
 
 Defaults leave out archived memories and tasks; `as_of` replaces the archived filter with a
 validity window (event time) or with the set of paths live at a commit (transaction time).
+An entity reference matches ignoring surrounding whitespace and the case of ASCII letters; an empty
+tag and a facet with an empty value are no filter.
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
+
+# The command's contract folds ASCII letters only: `É` and `é` stay distinct, as do `ß` and `SS`.
+_ASCII_LOWER: Final = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 class AsOfValidity(NamedTuple):
@@ -37,7 +43,24 @@ class Scope(NamedTuple):
     @property
     def narrowing(self) -> bool:
         """Whether the caller narrowed the search (an empty result then says `scopeEmpty`)."""
-        return bool(self.memory_types or self.workspace or self.tags or self.entity or self.facets or self.as_of)
+        return bool(
+            self.memory_types or self.workspace or self.queried_tags or self.entity or self.queried_facets or self.as_of
+        )
+
+    @property
+    def queried_tags(self) -> list[str]:
+        """The tags that filter: an empty one names no tag (a blank one stays, and matches none)."""
+        return [tag for tag in self.tags if tag]
+
+    @property
+    def queried_facets(self) -> list[tuple[str, str]]:
+        """The facets that filter: `name=` with nothing after it asks for no value, so it is no filter."""
+        return [(name, value) for name, value in self.facets if value.strip()]
+
+
+def fold_entity(reference: str) -> str:
+    """`reference` as the entity scope compares it: trimmed, ASCII letters lowercased."""
+    return reference.strip().translate(_ASCII_LOWER)
 
 
 def scope_filter(scope: Scope, alias: str = "f") -> tuple[str, dict[str, Any]]:
@@ -70,19 +93,22 @@ def scope_filter(scope: Scope, alias: str = "f") -> tuple[str, dict[str, Any]]:
     if scope.workspace:
         clauses.append(f"{alias}.workspace = $scope_workspace")
         parameters["scope_workspace"] = scope.workspace
-    if scope.tags:
+    if scope.queried_tags:
         clauses.append(
             f"EXISTS (SELECT 1 FROM file_tags t WHERE t.path = {alias}.path AND t.tag IN (SELECT unnest($scope_tags)))"
         )
-        parameters["scope_tags"] = list(scope.tags)
+        parameters["scope_tags"] = scope.queried_tags
     if scope.entity:
+        # DuckDB's lower() folds all of Unicode; translate() folds exactly what fold_entity folds.
         clauses.append(
             f"EXISTS (SELECT 1 FROM file_entities e WHERE e.path = {alias}.path"
-            f" AND e.entity_type || ':' || e.entity_name = $scope_entity)"
+            f" AND translate(e.entity_type || ':' || e.entity_name, $scope_upper, $scope_lower) = $scope_entity)"
         )
-        parameters["scope_entity"] = scope.entity
+        parameters["scope_entity"] = fold_entity(scope.entity)
+        parameters["scope_upper"] = string.ascii_uppercase
+        parameters["scope_lower"] = string.ascii_lowercase
     by_name: dict[str, list[str]] = {}
-    for name, value in scope.facets:
+    for name, value in scope.queried_facets:
         by_name.setdefault(name, []).append(value)
     for number, (name, values) in enumerate(sorted(by_name.items())):
         # Values of one facet name are alternatives; different names must all hold.

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import string
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import PathNotFound
-from memhtml.contracts.paths import confine_memory_path
+from memhtml.contracts.paths import confine_memory_path, page_cursor
 from memhtml.contracts.vocabulary import MEMORY_RELS
 from memhtml.index.database import Database, membership
-from memhtml.index.scope import Scope, scope_filter
+from memhtml.index.scope import Scope, fold_entity, scope_filter
 from memhtml.operations.indexing import fresh_index, now_instant
 from memhtml.store.files import is_regular_file
 from memhtml.store.repository import open_store
@@ -53,9 +54,10 @@ def list_memories(root: Path, request: ListRequest) -> dict[str, Any]:
     if request.para:
         where += " AND f.para = $para"
         parameters["para"] = request.para
-    if request.cursor:
+    cursor = page_cursor(request.cursor)
+    if cursor is not None:
         where += " AND f.path > $cursor"
-        parameters["cursor"] = request.cursor
+        parameters["cursor"] = cursor
     parameters["page"] = request.limit + 1
     with fresh_index(store) as database:
         rows = database.rows(
@@ -264,14 +266,23 @@ def reinforce(root: Path, raw_paths: Sequence[str], signal: str) -> dict[str, An
 def entity_activity(root: Path, entity_type: str | None, limit: int, include_archived: bool) -> dict[str, Any]:
     """`entity.activity`: every entity with its file count and latest activity, newest first."""
     store = open_store(root)
-    parameters = {"entity_type": entity_type, "include_archived": include_archived, "limit": limit}
+    # The type compares as an entity scope does: trimmed, ASCII letters folded.
+    folded_type = fold_entity(entity_type) if entity_type is not None else None
+    parameters = {
+        "entity_type": folded_type,
+        "include_archived": include_archived,
+        "limit": limit,
+        "upper": string.ascii_uppercase,
+        "lower": string.ascii_lowercase,
+    }
     with fresh_index(store) as database:
         rows = database.rows(
             """
             SELECT e.entity_type, e.entity_name, count(DISTINCT f.path), max(f.updated_at), max(f.event_at),
                    max(f.created_at), count(*) OVER ()
             FROM file_entities e JOIN files f ON f.path = e.path
-            WHERE ($include_archived OR NOT f.archived) AND ($entity_type IS NULL OR e.entity_type = $entity_type)
+            WHERE ($include_archived OR NOT f.archived)
+              AND ($entity_type IS NULL OR translate(e.entity_type, $upper, $lower) = $entity_type)
             GROUP BY e.entity_type, e.entity_name
             ORDER BY max(greatest(f.updated_at, coalesce(f.event_at, ''))) DESC, e.entity_type, e.entity_name
             LIMIT $limit

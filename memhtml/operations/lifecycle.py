@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from memhtml.contracts.instants import format_instant
-from memhtml.contracts.paths import confine_memory_path, is_archived_path, slugify
+from memhtml.contracts.paths import confine_memory_path, is_archived_path, page_cursor, slugify
 from memhtml.operations.browse import resolve
 from memhtml.operations.indexing import SessionLink, fresh_index, writable_index
 from memhtml.operations.screening import merged, screen_request, screen_text
@@ -254,7 +254,7 @@ def task_list(
         "status": status,
         "workspace": slugify(workspace) if workspace and workspace.strip() else None,
         "due_before": due_before,
-        "cursor": cursor,
+        "cursor": page_cursor(cursor),
         "include_archived": include_archived,
         "page": limit + 1,
     }

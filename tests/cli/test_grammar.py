@@ -5,7 +5,6 @@ Expected messages and suggestion lists marked "observed" were captured from memh
 
 from __future__ import annotations
 
-import json
 import shlex
 
 import pytest
@@ -794,13 +793,10 @@ def test_entity_scope_must_be_type_colon_name(argv: list[str], value: str) -> No
     assert parse(*argv, "--entity", "service:checkout").text("entity") == "service:checkout"
 
 
-@pytest.mark.parametrize("value", ["", " ", "\t"])
-def test_a_blank_cursor_is_refused(value: str) -> None:
-    assert refusal("list", "--cursor", value) == (
-        "ERR_INVALID_FLAG",
-        f"--cursor must not be blank, not {json.dumps(value)}",
-        ["memhtml list --cursor <cursor>", "memhtml help list"],
-    )
+@pytest.mark.parametrize("value", ["", " ", "\t", "/areas/inbox/x.html"])
+def test_any_cursor_text_is_accepted_by_the_grammar(value: str) -> None:
+    # An empty or blank cursor is the first page and a leading `/` is allowed (`page_cursor`).
+    assert parse("list", "--cursor", value).text("cursor") == value
 
 
 # --- MEMHTML_REFUSE_ENV_ROOT --------------------------------------------------------------------

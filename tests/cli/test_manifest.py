@@ -251,7 +251,6 @@ def test_new_flags_publish_their_ranges_and_formats(manifest: dict[str, Any]) ->
         ("search", "entity"): "entity",
         ("recall", "entity"): "entity",
         ("list", "entity"): "entity",
-        ("list", "cursor"): "nonblank",
     }
     for key, value_format in formats.items():
         assert flags[key]["format"] == value_format, key
