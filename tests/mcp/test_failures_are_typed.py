@@ -90,7 +90,6 @@ USAGE_CASES = [
         "ERR_INVALID_FLAG",
     ),
     ("memory_list", {"para": "inbox"}, ["list", "--para", "inbox"], "ERR_INVALID_FLAG"),
-    ("memory_list", {"cursor": " "}, ["list", "--cursor", " "], "ERR_INVALID_FLAG"),
     ("memory_list", {"limit": 1001}, ["list", "--limit", "1001"], "ERR_INVALID_FLAG"),
     (
         "memory_archive",
