@@ -10,20 +10,12 @@ rebuild or `index embed` replaces the vectors.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import NamedTuple
 
 from memhtml.contracts.errors import EmbedSpaceMismatch
 from memhtml.domain.chunking import CHUNK_MAX_CHARS, chunk_text
+from memhtml.index.database import Database, membership
 from memhtml.index.embedders import EMBED_SLICE, Embedder
-
-# The configuration module reads the default floor as every command starts, `manifest` too, so this
-# module leaves the DuckDB import to the functions that query.
-if TYPE_CHECKING:
-    from memhtml.index.database import Database
-
-# Below this share of embedded memory texts the vector arm is dropped: the command contract's default,
-# which MEMHTML_VECTOR_COVERAGE_FLOOR replaces (`Config.coverage_floor`).
-VECTOR_COVERAGE_FLOOR: Final[float] = 0.95
 
 Progress = Callable[[int, int], None]
 
@@ -108,8 +100,6 @@ def pending_texts(database: Database, paths: Collection[str] | None = None) -> l
         return [(str(row[0]), str(row[1])) for row in rows]
     if not paths:
         return []
-    from memhtml.index.database import membership
-
     named, parameters = membership("path", "paths", sorted(paths))
     # Found by path (the key's index), and the vectors probed only for those hashes: a scan of either
     # table's hash column would cost a write in proportion to the corpus (≈10 ms at 100k).

@@ -15,10 +15,11 @@ from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import UsageError
 from memhtml.index.embedders import checked_setting
-from memhtml.index.vectors import VECTOR_COVERAGE_FLOOR
 
 _FALSE_WORDS: Final[frozenset[str]] = frozenset({"", "0", "false", "no", "off"})
 DEFAULT_ROOT: Final[str] = "~/memhtml"
+# Below this share of embedded memory texts search drops the vector arm (MEMHTML_VECTOR_COVERAGE_FLOOR).
+DEFAULT_VECTOR_COVERAGE_FLOOR: Final[float] = 0.95
 # A plain decimal (`0.5`, `.5`, `1`, `1e-1`): not `nan`, `inf`, `0x1` or `1_0`, which `float` also takes.
 _DECIMAL: Final = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -38,11 +39,11 @@ class Config(NamedTuple):
 
     def coverage_floor(self) -> float:
         """The share of memory texts that must have a vector before search trusts the vector arm: a
-        decimal above 0 and at most 1 (unset or blank: `VECTOR_COVERAGE_FLOOR`); any other value is
+        decimal above 0 and at most 1 (unset or blank: `DEFAULT_VECTOR_COVERAGE_FLOOR`); any other value is
         refused (exit 2) before the command runs."""
         given = (self.floor_value or "").strip()
         if not given:
-            return VECTOR_COVERAGE_FLOOR
+            return DEFAULT_VECTOR_COVERAGE_FLOOR
         # 0 would trust a plane with no vector at all; above 1 no plane could ever be trusted.
         floor = float(given) if _DECIMAL.fullmatch(given) else None
         if floor is None or not 0 < floor <= 1:
@@ -50,7 +51,7 @@ class Config(NamedTuple):
                 "ERR_INVALID_FLAG",
                 f"MEMHTML_VECTOR_COVERAGE_FLOOR={self.floor_value} is not a decimal above 0 and at most 1",
                 [
-                    f"unset MEMHTML_VECTOR_COVERAGE_FLOOR (the default, {VECTOR_COVERAGE_FLOOR})",
+                    f"unset MEMHTML_VECTOR_COVERAGE_FLOOR (the default, {DEFAULT_VECTOR_COVERAGE_FLOOR})",
                     "MEMHTML_VECTOR_COVERAGE_FLOOR=0.5",
                 ],
             )
