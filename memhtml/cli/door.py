@@ -17,6 +17,11 @@ from memhtml.cli.envelope import EXIT_FAILURE, EXIT_OK, encode, exit_status, fai
 from memhtml.contracts.errors import MemhtmlError
 
 WRITE_COMMANDS = frozenset({"write", "apply", "batch", "correct", "archive", "link", "task add", "task status"})
+# Commands that change the store (a commit, the state plane, hooks): their exit status says what landed even
+# when the answer cannot be printed. Every other command's answer is its whole result.
+LANDING_COMMANDS = WRITE_COMMANDS | frozenset(
+    {"init", "reinforce", "doctor", "state export", "state import", "hooks install", "hooks uninstall"}
+)
 
 
 class Door:
@@ -46,8 +51,14 @@ class Door:
             from memhtml.cli.render import render_success
 
             delivered = _delivered(lambda: render_success(response_type, data))
-        if not delivered and self.command not in WRITE_COMMANDS:
+        if not delivered and self.command not in LANDING_COMMANDS:
             # The answer was the whole result; a write's status still says what it stored.
+            self.status = EXIT_FAILURE
+
+    def show(self, emit: Callable[[], object]) -> None:
+        """Render something that is not an envelope (help on a terminal); a lost rendering fails the command."""
+        self.answered = True
+        if not _delivered(emit):
             self.status = EXIT_FAILURE
 
     def refuse(self, error: MemhtmlError) -> None:

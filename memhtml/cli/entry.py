@@ -12,7 +12,6 @@ from typing import NoReturn
 
 from memhtml import __version__
 from memhtml.cli.door import Door
-from memhtml.cli.envelope import EXIT_OK
 from memhtml.cli.grammar import Invocation, parse_command_line
 from memhtml.contracts.errors import Interrupted, MemhtmlError, UsageError
 from memhtml.operations.config import Config, calm_blas_threads, load_config
@@ -103,8 +102,8 @@ def _describe(door: Door, invocation: Invocation) -> int:
     else:
         from memhtml.cli.render import render_markdown
 
-        render_markdown(help_markdown(target))
-    return EXIT_OK
+        door.show(lambda: render_markdown(help_markdown(target)))
+    return door.status
 
 
 def _dispatch(door: Door, invocation: Invocation) -> int:

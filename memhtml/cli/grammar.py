@@ -144,6 +144,8 @@ def parse_command_line(argv: list[str], *, refuse_env_root: bool, stdout_is_tty:
     _check_membership(command, tokens.flags)
     _check_flag_syntax(command, tokens.flags)
     values = _collect_values(command, tokens.flags)
+    # First among the value checks: a later one would quote the bytes back in an answer that must be UTF-8.
+    _check_text(command, positionals, values)
     if command.name == "help":
         topic = _help_topic(positionals, lenient=False)
         return _invocation(command, positionals, values, stdout_is_tty, help_topic=topic)
@@ -154,7 +156,6 @@ def parse_command_line(argv: list[str], *, refuse_env_root: bool, stdout_is_tty:
     _check_values(command, values, instants=True)
     _check_values(command, values, instants=False)
     _check_size(command, positionals, values)
-    _check_text(command, positionals, values)
     invocation = _invocation(command, positionals, values, stdout_is_tty, help_topic=None)
     if refuse_env_root and command.opens_repo and invocation.repo is None:
         raise _usage(

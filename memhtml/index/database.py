@@ -71,12 +71,11 @@ class Database:
         """Run a statement and fetch every row (never leaves an unfinished result behind)."""
         try:
             return self._connection.execute(sql, parameters).fetchall()
-        except duckdb.IOException as error:
-            # A read of a block the file does not hold (truncated, overwritten): retrying reads it again.
-            raise DamagedIndex(
-                "index query failed (IOException): the index file is damaged", ["memhtml index rebuild"]
-            ) from error
         except duckdb.Error as error:
+            if _reports_damage(error):  # retrying reads the same wrong bytes
+                raise DamagedIndex(
+                    f"index query failed ({type(error).__name__}): the index file is damaged", ["memhtml index rebuild"]
+                ) from error
             raise StorageFailure(f"index query failed ({type(error).__name__})", ["memhtml index rebuild"]) from error
 
     def value(self, sql: str, parameters: Mapping[str, Any] | Sequence[Any] | None = None) -> Any:
@@ -386,7 +385,7 @@ def _attach_shared(index_file: Path, read_only: bool, lock_wait: float) -> duckd
         instance.execute(f'USE "{INDEX_ALIAS}"')
     except duckdb.Error as error:
         _release_shared(instance)
-        raise _unopenable(INDEX_ALIAS, locked=False) from error
+        raise _unopenable(INDEX_ALIAS, locked=False, damaged=_reports_damage(error)) from error
     return instance
 
 
@@ -414,10 +413,12 @@ def _connect_with_retry(index_file: Path, read_only: bool, lock_wait: float) -> 
             connection = duckdb.connect(str(index_file), read_only=read_only)
             connection.execute("SET enable_progress_bar = false")
             return connection
-        except duckdb.IOException as error:
-            locked = "lock" in str(error).lower()
+        except duckdb.Error as error:
+            if not _about_the_file(error):
+                raise
+            locked = _reports_lock(error)
             if not locked or time.monotonic() >= deadline:
-                raise _unopenable(INDEX_ALIAS, locked=locked) from error
+                raise _unopenable(INDEX_ALIAS, locked=locked, damaged=_reports_damage(error)) from error
             time.sleep(delay * random.uniform(0.8, 1.2))
             delay = min(delay * 2, 0.5)
 
@@ -432,20 +433,50 @@ def _attach_with_retry(
         try:
             connection.execute(f"ATTACH '{_sql_string(str(file))}' AS \"{alias}\"{mode}")
             return
-        except duckdb.IOException as error:
-            locked = "lock" in str(error).lower()
+        except duckdb.Error as error:
+            if not _about_the_file(error):
+                raise
+            locked = _reports_lock(error)
             if not locked or time.monotonic() >= deadline:
-                raise _unopenable(alias, locked=locked) from error
+                raise _unopenable(alias, locked=locked, damaged=_reports_damage(error)) from error
             time.sleep(delay * random.uniform(0.8, 1.2))
             delay = min(delay * 2, 0.5)
 
 
-def _unopenable(alias: str, *, locked: bool) -> StorageFailure:
+# What DuckDB says of a file whose bytes are wrong (cut short, overwritten, a block whose checksum does
+# not match): no retry reads other bytes. Any other failure (a full disk, permissions) is not called damage.
+_DAMAGE_SIGNS: Final = (
+    "corrupt database file",
+    "could not read enough bytes",
+    "not a valid duckdb database file",
+    "does not match stored checksum",
+)
+
+
+def _about_the_file(error: BaseException) -> bool:
+    """Whether an open failed over the file itself (I/O, a lock, damaged bytes), not over how it was asked."""
+    return isinstance(error, duckdb.IOException) or _reports_damage(error)
+
+
+def _reports_lock(error: BaseException) -> bool:
+    # DuckDB's words for a file another process holds; a bare "lock" would also match a damaged "block".
+    text = str(error).lower()
+    return "could not set lock" in text or "conflicting lock" in text
+
+
+def _reports_damage(error: BaseException) -> bool:
+    text = str(error).lower()
+    return any(sign in text for sign in _DAMAGE_SIGNS)
+
+
+def _unopenable(alias: str, *, locked: bool, damaged: bool) -> StorageFailure:
     if alias == "state":
         if locked:
             return StorageFailure(
                 "the state database is held by another memhtml process for too long", ["retry the same command"]
             )
+        if not damaged:
+            return StorageFailure("the state database could not be opened", ["retry the same command"])
         # Not rebuildable from git: its counters come back from the sidecar `state export` last wrote.
         return StorageFailure(
             "the state database could not be opened: it is damaged or is not a DuckDB database",
@@ -460,17 +491,29 @@ def _unopenable(alias: str, *, locked: bool) -> StorageFailure:
             "the index is held by another memhtml process for too long",
             ["retry the same command", "memhtml index rebuild"],
         )
+    if not damaged:
+        return StorageFailure("the index file could not be opened", ["retry the same command", "memhtml index rebuild"])
     return DamagedIndex(
         "the index file could not be opened: it is damaged or is not a DuckDB database", ["memhtml index rebuild"]
     )
 
 
-def set_aside_index(root: Path, instant: str) -> Path | None:
-    """Rename a damaged index file (and its write-ahead log) out of the way, so the next open creates a
-    fresh one; the names stay under the ignore patterns `init` writes. Returns the new name, or None when
-    there was no file."""
+def index_identity(root: Path) -> tuple[int, int] | None:
+    """Which file the index is now (device, inode), or None when there is none."""
+    try:
+        found = database_paths(root)[0].stat()
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def set_aside_index(root: Path, instant: str, damaged: tuple[int, int] | None) -> Path | None:
+    """Rename the damaged index file (and its write-ahead log) out of the way, so the next open creates a
+    fresh one; the names stay under the ignore patterns `init` writes. Only the file found damaged
+    (`damaged`, its `index_identity`) is moved: another process may have replaced it already and be
+    rebuilding into the new one. Returns the new name, or None when nothing was moved."""
     index_file = database_paths(root)[0]
-    if not index_file.exists():
+    if damaged is None or index_identity(root) != damaged:
         return None
     stamp = instant.replace("-", "").replace(":", "")
     aside = index_file.with_name(f"{index_file.name}.damaged-{stamp}")

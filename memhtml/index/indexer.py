@@ -200,7 +200,8 @@ def _project_working_tree(
     """Project dirty files from disk; re-project from HEAD the paths that were dirty and are clean now."""
     entries = reader.dirty()
     dirty_now = {entry.path for entry in entries}
-    cleaned = sorted(set(previously_dirty) - dirty_now)
+    # A path this pass already projected from HEAD (its edit was committed since) is current as it is.
+    cleaned = sorted(set(previously_dirty) - dirty_now - report.projected_paths)
     if cleaned:
         committed = reader.tree(head, cleaned) if head else {}
         gone = [path for path in cleaned if path not in committed]

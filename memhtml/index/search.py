@@ -221,8 +221,8 @@ def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any
     among_paths, parameters = membership("path", "paths", paths)
     among_successors, _ = membership("dst_path", "paths", paths)
     rows = database.rows(
-        "SELECT path, title, gist, memory_type, confidence, updated_at, body_text, disclosure_text, superseded_by "
-        f"FROM files WHERE {among_paths}",
+        "SELECT path, title, gist, memory_type, confidence, updated_at, body_text, disclosure_text, superseded_by, "
+        f"archived FROM files WHERE {among_paths}",
         parameters,
     )
     if not rows:
@@ -234,7 +234,7 @@ def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any
     ):
         labels.setdefault(path, []).append(f"{entity_type}:{entity_name}")
         names.setdefault(path, []).append(entity_name)
-    # Of several successors, the one updated last, as `resolve` follows; the greatest path breaks a tie.
+    # Of several successors, the one updated last, as `resolve` follows it; the greatest path breaks a tie.
     successors = dict(
         database.rows(
             "SELECT e.dst_path, arg_max(e.src_path, (f.updated_at, e.src_path)) FROM edges e "
@@ -255,7 +255,8 @@ def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any
             "updated_at": row[5],
             "body_text": row[6],
             "disclosure_text": row[7],
-            "superseded_by": row[8] or successors.get(path),
+            # As `resolve` follows: a supersedes link first; an archived memory's own meta when none points at it.
+            "superseded_by": successors.get(path) or (row[8] if row[9] else None),
             # Sorted by code point, which for UTF-8 is DuckDB's byte order: the order the labels had
             # when the statement sorted them.
             "entities": sorted(set(labels.get(path, ()))),

@@ -26,7 +26,7 @@ def is_fresh(database: Database, reader: CorpusReader, *, head_seen: str | None 
     is now, so a catch-up never aims at an older commit than the index holds.
     """
     head, dirty_paths, built = watermark(database)
-    if not built or _changed_on_disk(database, reader, dirty_paths):
+    if not built or _changed_on_disk(database, reader, head, dirty_paths):
         return False
     if head_seen is not None and head == head_seen:
         return True
@@ -38,13 +38,23 @@ def disk_projections_changed(database: Database, reader: CorpusReader) -> bool:
     reverted, edited again. Reads catch up with the working tree then, so an edit taken back stops
     answering at once. Reads never scan the whole tree for new edits (`git status` walks every file);
     only the paths the index holds from disk are checked, and with none (the common case) nothing."""
-    return _changed_on_disk(database, reader, watermark(database)[1])
+    head, dirty_paths, _ = watermark(database)
+    return _changed_on_disk(database, reader, head, dirty_paths)
 
 
-def _changed_on_disk(database: Database, reader: CorpusReader, dirty_paths: list[str]) -> bool:
+def _changed_on_disk(database: Database, reader: CorpusReader, head: str | None, dirty_paths: list[str]) -> bool:
     if not dirty_paths:
         return False
     among, parameters = membership("path", "paths", dirty_paths)
     indexed = dict(database.rows(f"SELECT path, blob_sha FROM files WHERE {among}", parameters))
-    on_disk = reader.worktree_blob_ids(sorted(indexed))
-    return any(on_disk.get(path) != blob_sha for path, blob_sha in indexed.items())
+    on_disk = reader.worktree_blob_ids(dirty_paths)
+    if any(on_disk.get(path) != blob_sha for path, blob_sha in indexed.items()):
+        return True
+    # A dirty path the index holds no row for (deleted, or an edit that broke the memory) changed if its
+    # file is back to HEAD's bytes (reverted, restored): HEAD's version has a row to give back. Asked of
+    # git only in that rare state, with one `ls-tree` of those paths.
+    rowless = sorted(path for path in on_disk if path not in indexed)
+    if not rowless or head is None:
+        return False
+    committed = reader.tree(head, rowless)
+    return any(committed.get(path) == on_disk[path] for path in rowless)

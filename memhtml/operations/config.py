@@ -20,8 +20,9 @@ _FALSE_WORDS: Final[frozenset[str]] = frozenset({"", "0", "false", "no", "off"})
 DEFAULT_ROOT: Final[str] = "~/memhtml"
 # Below this share of embedded memory texts search drops the vector arm (MEMHTML_VECTOR_COVERAGE_FLOOR).
 DEFAULT_VECTOR_COVERAGE_FLOOR: Final[float] = 0.95
-# A plain decimal (`0.5`, `.5`, `1`, `1e-1`): not `nan`, `inf`, `0x1` or `1_0`, which `float` also takes.
-_DECIMAL: Final = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# A plain decimal in ASCII digits (`0.5`, `.5`, `1`, `1e-1`): not `nan`, `inf`, `0x1`, `1_0` or `٠.٥`, which
+# `float` also takes.
+_DECIMAL: Final = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 class Config(NamedTuple):

@@ -18,6 +18,7 @@ from memhtml.contracts.instants import format_instant
 from memhtml.index.database import (
     Database,
     index_exists,
+    index_identity,
     membership,
     open_database,
     pending_migrations,
@@ -119,12 +120,13 @@ def rebuild_index(root: Path, *, embed: bool = True, progress: PhaseProgress | N
     remedy for a space mismatch). `progress` hears ("indexing", files, of) and ("embedding", texts, of).
     An index file that cannot be read is set aside (`damagedIndexSetAside`) and rebuilt from scratch."""
     store = open_store(root)
+    opened = index_identity(store.root)
     try:
         return _rebuild_in(store, embed=embed, progress=progress)
     except DamagedIndex:
         # Everything the file held comes back from git (its vectors by embedding again), so a file that
         # cannot be read is set aside, never deleted, and the rebuild starts from a fresh one.
-        aside = set_aside_index(store.root, now_instant())
+        aside = set_aside_index(store.root, now_instant(), opened)
         data = _rebuild_in(store, embed=embed, progress=progress)
         if aside is not None:
             data["damagedIndexSetAside"] = aside.relative_to(store.root).as_posix()

@@ -20,6 +20,7 @@ ARGUMENT_LISTS = [
     [b"search", b"pool", b"--entity", b"service:\xff"],
     [b"search", b"pool", b"--workspace", b"pay\xc3"],
     [b"read", b"areas/inbox/x\xff.html"],
+    [b"list", b"--limit", b"\xff"],
     [b"write", b"--title", b"T", b"--type", b"semantic", b"--claim", b"The pool is \xff."],
 ]
 

@@ -56,3 +56,23 @@ def test_a_closed_stdout_neither_crashes_a_read_nor_fails_a_write(store_root: Pa
     assert read.returncode == 0, read.stderr
     assert "Traceback" not in written.stderr + read.stderr
     assert os.path.exists(store_root / "areas/inbox/pool.html")
+
+
+@needs_full_device
+def test_state_export_whose_answer_meets_a_full_disk_exits_0_because_its_commit_landed(store_root: Path) -> None:
+    assert run_cli(*_write_arguments("The pool ceiling is 64."), "--repo", str(store_root)).status == 0
+    assert run_cli("reinforce", "--repo", str(store_root), "areas/inbox/pool.html").status == 0
+    commits = commit_count(store_root)
+    completed = _memhtml(store_root, "state", "export", redirect=">/dev/full")
+    assert completed.returncode == 0, completed.stderr
+    assert commit_count(store_root) == commits + 1
+    assert "could not be written to stdout" in completed.stderr
+
+
+@needs_full_device
+@pytest.mark.parametrize("arguments", [["manifest"], ["help", "search"]])
+def test_a_lost_manifest_or_help_exits_1(tmp_path: Path, arguments: list[str]) -> None:
+    command = shlex.join([sys.executable, "-m", "memhtml", *arguments, "--json"])
+    completed = subprocess.run(["sh", "-c", f"exec {command} >/dev/full"], capture_output=True, text=True, check=False)
+    assert completed.returncode == 1
+    assert "Traceback" not in completed.stderr

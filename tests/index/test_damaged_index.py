@@ -45,7 +45,16 @@ def _cut_short(file: Path) -> None:
     file.write_bytes(data[: min(len(data) // 2, 300_000)])
 
 
-@pytest.mark.parametrize("damage", [_emptied, _overwritten, _cut_short], ids=lambda damage: damage.__name__)
+def _block_garbled(file: Path) -> None:
+    # The file keeps its size and header; one block's bytes no longer match their stored checksum.
+    data = bytearray(file.read_bytes())
+    data[12288 : 12288 + 4096] = os.urandom(4096)
+    file.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    "damage", [_emptied, _overwritten, _cut_short, _block_garbled], ids=lambda damage: damage.__name__
+)
 def test_a_damaged_index_is_refused_plainly_and_index_rebuild_sets_it_aside(
     store_root: Path, damage: Callable[[Path], None]
 ) -> None:
@@ -98,3 +107,18 @@ def test_a_damaged_state_file_is_never_set_aside_and_its_error_names_the_way_bac
         assert any("state import" in suggestion for suggestion in refused.envelope["suggestions"])
     assert state_file.read_bytes() == garbage
     assert not list(state_file.parent.glob("state.duckdb.damaged*"))
+
+
+def test_a_rebuild_sets_aside_only_the_file_it_found_damaged(store_root: Path) -> None:
+    from memhtml.index.database import index_identity, set_aside_index
+
+    _seeded(store_root)
+    index_file, _ = database_paths(store_root)
+    found_damaged = index_identity(store_root)
+    replacement = index_file.with_name("replacement.duckdb")
+    replacement.write_bytes(index_file.read_bytes())
+    os.replace(replacement, index_file)  # another process put a fresh file in place meanwhile
+    assert set_aside_index(store_root, "2026-12-01T00:00:00Z", found_damaged) is None
+    assert index_file.exists()
+    aside = set_aside_index(store_root, "2026-12-01T00:00:00Z", index_identity(store_root))
+    assert aside is not None and aside.exists() and not index_file.exists()

@@ -44,7 +44,7 @@ def test_a_move_seen_before_its_commit_keeps_the_row_and_the_counters(store_root
     assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
     git(store_root, "commit", "-q", "-m", "move")
     committed = _update(store_root)
-    assert (committed["renamed"], committed["added"]) == (1, 0)
+    assert (committed["renamed"], committed["added"], committed["modified"], committed["removed"]) == (1, 0, 0, 0)
     after = _row(store_root)
     assert after["doc_ids"] == {NEW: doc_id}
     assert after["access"] == {NEW: accesses}  # none left behind at the old path

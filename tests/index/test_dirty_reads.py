@@ -70,3 +70,26 @@ def test_the_pass_that_puts_a_reverted_file_back_reports_a_change(store_root: Pa
     with open_database(store_root) as database:
         report = update(database, GitCorpusReader(store_root), NOW)
     assert report.modified == 1 and not report.unchanged
+
+
+def test_reverting_an_edit_that_broke_a_memory_brings_it_back_at_the_next_search(store_root: Path) -> None:
+    path = write(store_root, "Pool", "The connection pool size is 40.")
+    file = store_root / path
+    file.write_text(
+        file.read_text(encoding="utf-8").replace("<mark>", "<b>").replace("</mark>", "</b>"), encoding="utf-8"
+    )
+    assert run_cli("index", "update", "--repo", str(store_root)).status == 0
+    assert _paths(store_root, "search", "connection pool") == []  # the broken file has no row
+    git(store_root, "checkout", "--", path)
+    assert _paths(store_root, "search", "connection pool") == [path]
+
+
+def test_a_dirty_edit_committed_since_is_counted_once(store_root: Path) -> None:
+    path = write(store_root, "Pool", "The connection pool size is 40.")
+    _replace_in(store_root / path, "size is 40", "size is 40 zebrafish")
+    with open_database(store_root) as database:
+        assert update(database, GitCorpusReader(store_root), NOW).dirty == 1
+    git(store_root, "commit", "-q", "-am", "commit the edit")
+    with open_database(store_root) as database:
+        report = update(database, GitCorpusReader(store_root), NOW)
+    assert (report.modified, report.added, report.removed, report.dirty) == (1, 0, 0, 0)

@@ -289,3 +289,20 @@ def test_a_link_out_names_the_rel_before_a_link_in(store_root: Path) -> None:
     assert (_nodes(from_zeta), from_zeta["edges"]) == ([(alpha, 1, "relates_to")], 2)
     from_alpha = _neighbors(store_root, alpha)
     assert (_nodes(from_alpha), from_alpha["edges"]) == ([(zeta, 1, "caused_by")], 2)
+
+
+def test_search_names_the_successor_resolve_reaches_for_a_corrected_memory_linked_again(store_root: Path) -> None:
+    original = _write(store_root, "Zeta window", "Zeta deploys run on Tuesdays.")
+    corrected = run_cli(
+        "correct", "--repo", str(store_root), original, "--title", "Zeta window moved",
+        "--claim", "Zeta deploys run on Thursdays.",
+    )  # fmt: skip
+    assert corrected.status == 0, corrected.stdout + corrected.stderr
+    archived = str(corrected.data["archivedPath"]) if "archivedPath" in corrected.data else None
+    archived = archived or _resolve(store_root, original)["steps"][0]["to"]
+    time.sleep(1.1)  # the later successor carries a later instant
+    latest = _write(store_root, "Zeta window final", "Zeta deploys run on Fridays.")
+    _link(store_root, latest, "supersedes", archived)
+    assert _resolve(store_root, archived)["path"] == latest
+    hits = run_cli("search", "--repo", str(store_root), "zeta tuesdays", "--include-archived").data["hits"]
+    assert [hit["supersededBy"] for hit in hits if hit["path"] == archived] == [latest]

@@ -135,7 +135,7 @@ def test_a_floor_is_a_decimal_above_zero_and_at_most_one(store_root: Path, value
     assert index["vectorCoverageFloor"] == overall["vectorCoverageFloor"] == floor
 
 
-@pytest.mark.parametrize("value", ["0", "1.5", "-0.1", "abc", "nan", "inf", "95%", "0x1", "1_0"])
+@pytest.mark.parametrize("value", ["0", "1.5", "-0.1", "abc", "nan", "inf", "95%", "0x1", "1_0", "٠.٥"])
 @pytest.mark.parametrize("command", [("status",), ("index", "status")])
 def test_a_bad_floor_is_refused_before_anything_is_opened(tmp_path: Path, value: str, command: tuple[str, ...]) -> None:
     root = tmp_path / "nowhere"
