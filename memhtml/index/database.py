@@ -12,10 +12,10 @@ import os
 import random
 import re
 import time
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 try:
     # The native module is the whole API used here (`duckdb` re-exports these very objects); the
@@ -25,6 +25,8 @@ except ImportError:  # a duckdb build without the top-level native module
     import duckdb  # type: ignore[no-redef]
 
 from memhtml.contracts.errors import DamagedIndex, StorageFailure
+
+_Opened = TypeVar("_Opened")
 
 INDEX_FILENAME: Final[str] = "index.duckdb"
 STATE_FILENAME: Final[str] = "state.duckdb"
@@ -406,33 +408,31 @@ def _release_shared(instance: duckdb.DuckDBPyConnection) -> None:
 
 
 def _connect_with_retry(index_file: Path, read_only: bool, lock_wait: float) -> duckdb.DuckDBPyConnection:
-    deadline = time.monotonic() + lock_wait
-    delay = 0.015
-    while True:
-        try:
-            connection = duckdb.connect(str(index_file), read_only=read_only)
-            connection.execute("SET enable_progress_bar = false")
-            return connection
-        except duckdb.Error as error:
-            if not _about_the_file(error):
-                raise
-            locked = _reports_lock(error)
-            if not locked or time.monotonic() >= deadline:
-                raise _unopenable(INDEX_ALIAS, locked=locked, damaged=_reports_damage(error)) from error
-            time.sleep(delay * random.uniform(0.8, 1.2))
-            delay = min(delay * 2, 0.5)
+    def connect() -> duckdb.DuckDBPyConnection:
+        connection = duckdb.connect(str(index_file), read_only=read_only)
+        connection.execute("SET enable_progress_bar = false")
+        return connection
+
+    return _retrying_locks(connect, INDEX_ALIAS, lock_wait)
 
 
 def _attach_with_retry(
     connection: duckdb.DuckDBPyConnection, file: Path, read_only: bool, lock_wait: float, *, alias: str = "state"
 ) -> None:
     mode = " (READ_ONLY)" if read_only else ""
+    _retrying_locks(
+        lambda: connection.execute(f"ATTACH '{_sql_string(str(file))}' AS \"{alias}\"{mode}"), alias, lock_wait
+    )
+
+
+def _retrying_locks(open_file: Callable[[], _Opened], alias: str, lock_wait: float) -> _Opened:
+    """`open_file()`, retried with jittered backoff while another process holds the file, for up to
+    `lock_wait` seconds; a failure over the file itself becomes `_unopenable`'s error, any other is raised."""
     deadline = time.monotonic() + lock_wait
     delay = 0.015
     while True:
         try:
-            connection.execute(f"ATTACH '{_sql_string(str(file))}' AS \"{alias}\"{mode}")
-            return
+            return open_file()
         except duckdb.Error as error:
             if not _about_the_file(error):
                 raise

@@ -4,6 +4,9 @@ vector coverage floor the configuration sets, and the state and embedding fields
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -191,10 +194,6 @@ def test_with_embeddings_off_no_model_is_configured_and_the_index_keeps_naming_i
 
 @pytest.mark.parametrize(("name", "value"), [("MEMHTML_VECTOR_COVERAGE_FLOOR", "1.5"), ("MEMHTML_EMBED", "bert")])
 def test_the_mcp_server_refuses_a_bad_setting_before_it_serves(tmp_path: Path, name: str, value: str) -> None:
-    import os
-    import subprocess
-    import sys
-
     completed = subprocess.run(
         [sys.executable, "-m", "memhtml.mcp", "--repo", str(tmp_path / "store")],
         env={**os.environ, name: value},
