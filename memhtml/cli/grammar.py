@@ -174,6 +174,11 @@ def _tokenize(argv: list[str]) -> _Tokens:
     while index < len(argv):
         token = argv[index]
         index += 1
+        if token == "--":
+            # The usual end of options: every later word is a positional, so a query such as
+            # `--force-with-lease` can be searched for (the original refuses `--` as an unknown flag).
+            tokens.positionals.extend(argv[index:])
+            break
         if token == "-h":
             tokens.flags.append(_FlagToken("help", token))
             continue

@@ -169,7 +169,28 @@ def test_unknown_flag_observed() -> None:
         "unknown flag: --dens",
         ["dense", "memhtml help write"],
     )
-    assert refusal("status", "--", "foo") == ("ERR_INVALID_FLAG", "unknown flag: --", ["memhtml help status"])
+
+
+# --- `--` ends the options (the original refuses it as `unknown flag: --`) ----------------------
+
+
+def test_double_dash_makes_every_later_word_a_positional() -> None:
+    assert parse("search", "--", "--force-with-lease").positionals == ("--force-with-lease",)
+    assert parse("search", "--", "-h").positionals == ("-h",)
+    assert not parse("search", "--", "-h").help
+    assert parse("--", "search", "pool size").positionals == ("pool size",)
+    with_limit = parse("search", "--limit", "3", "--", "--limit")
+    assert with_limit.positionals == ("--limit",)
+    assert with_limit.values == {"limit": ["3"]}
+
+
+def test_words_after_double_dash_meet_the_arity_rules() -> None:
+    assert refusal("status", "--", "foo")[:2] == (
+        "ERR_UNEXPECTED_ARGUMENT",
+        'unexpected argument: "foo". status takes no arguments',
+    )
+    assert refusal("search", "--")[1] == "search requires: query"
+    assert refusal("write", "--title", "--", "x")[1] == "--title needs a value"
 
 
 def test_flag_of_another_command() -> None:
