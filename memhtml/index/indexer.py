@@ -15,7 +15,14 @@ from memhtml.contracts.errors import GitFailure
 from memhtml.index.database import Database, membership, prepare_bulk_inserts
 from memhtml.index.parallel import Item, PendingProjection, project_slices, projection_pool
 from memhtml.index.projection import FileProjection, SkippedFile, relocated
-from memhtml.index.rows import ALL_TABLES, empty_tables, remove_paths, rename_path, store_projections
+from memhtml.index.rows import (
+    ALL_TABLES,
+    duplicates_due,
+    empty_tables,
+    remove_paths,
+    rename_path,
+    store_projections,
+)
 from memhtml.index.watermark import watermark
 
 # Files are read and projected in slices so a 100k-file rebuild never holds every blob at once.
@@ -93,6 +100,7 @@ def rebuild(
                 if progress is not None:
                     progress(stored, len(paths))
         _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
+        _promote_duplicates(database, reader, now, report)
         database.run(
             "UPDATE index_state SET head_sha = $head, rebuilt_at = $now, updated_at = $now WHERE id = 1",
             {"head": head, "now": now},
@@ -138,6 +146,7 @@ def update(
             report.removed += remove_paths(database, _all_paths(database))
         if worktree:
             _project_working_tree(database, reader, head, previously_dirty=previously_dirty, now=now, report=report)
+        _promote_duplicates(database, reader, now, report)
         database.run(
             "UPDATE index_state SET head_sha = $head, updated_at = $now WHERE id = 1",
             {"head": head, "now": now},
@@ -248,6 +257,28 @@ def _follow_moves(
             report.renamed += 1
             report.renames.append((old, new))
     return moved
+
+
+def _promote_duplicates(database: Database, reader: CorpusReader, now: str, report: PassReport) -> None:
+    """Index again each listed duplicate that should be held now (the held copy was deleted, edited,
+    archived, broken or renamed past it), from the bytes it was listed with: committed ones from git,
+    one read from the working tree only if its bytes there are still those. Storing the copies in path
+    order holds the first of each article, displacing a held copy at a greater path, and lists the rest."""
+    due = duplicates_due(database)
+    if not due:
+        return
+    contents = reader.blobs(blob for _, blob in due)
+    on_disk = reader.worktree_blobs([path for path, blob in due if blob not in contents])
+    items = [
+        (path, blob, contents[blob] if blob in contents else on_disk[path][1])
+        for path, blob in due
+        if blob in contents or on_disk.get(path, ("", b""))[0] == blob
+    ]
+    before = len(report.skipped)
+    projected = _project_all(database, items, now, report)
+    _store(database, projected, report)
+    relisted = {item.path for item in report.skipped[before:]}
+    report.added += sum(1 for projection in projected if projection.path not in relisted)
 
 
 def _store(

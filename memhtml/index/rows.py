@@ -21,7 +21,9 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
     "prompt_id", "turn_uuid", "task_status", "due_at", "frame_key", "indexed_at", "active_hash",
 )  # fmt: skip
 CHILD_TABLES: Final[tuple[str, ...]] = ("file_tags", "file_entities", "file_facets", "file_citations")
-ALL_TABLES: Final[tuple[str, ...]] = (*CHILD_TABLES, "edges", "postings", "terms", "files")
+# Second active copies of an article the index holds at a smaller path (see `_without_duplicate_hashes`).
+DUPLICATES_TABLE: Final[str] = "duplicate_files"
+ALL_TABLES: Final[tuple[str, ...]] = (*CHILD_TABLES, "edges", "postings", "terms", "files", DUPLICATES_TABLE)
 
 
 def empty_tables(database: Database, tables: Sequence[str]) -> None:
@@ -59,10 +61,33 @@ def empty_tables(database: Database, tables: Sequence[str]) -> None:
 
 
 def remove_paths(database: Database, paths: Sequence[str]) -> int:
-    """Delete every row of `paths`; returns how many files rows went."""
+    """Delete every row of `paths`, a listed duplicate's too; returns how many files rows went."""
     if not paths:
         return 0
+    forget_duplicates(database, paths)
     return _remove_rows(database, _indexed_doc_ids(database, paths))
+
+
+def forget_duplicates(database: Database, paths: Sequence[str]) -> None:
+    """Drop `paths` from the duplicates list: each is gone, or about to be read again."""
+    if paths:
+        named, parameters = membership("path", "paths", paths)
+        database.run(f"DELETE FROM {DUPLICATES_TABLE} WHERE {named}", parameters)
+
+
+def duplicates_due(database: Database) -> list[tuple[str, str]]:
+    """(path, blob id) of each listed duplicate that should be held now, by path: its article is held by
+    no memory any more, or by one at a greater path (the held copy was renamed past it)."""
+    # The list is nearly always empty: one scan of it, and the held copies probed by key only if not.
+    listed = database.rows(f"SELECT path, content_hash, blob_sha FROM {DUPLICATES_TABLE} ORDER BY path")
+    if not listed:
+        return []
+    holders = _owners(database, sorted({str(row[1]) for row in listed}))
+    return [
+        (str(path), str(blob))
+        for path, content_hash, blob in listed
+        if content_hash not in holders or holders[content_hash][0] > path
+    ]
 
 
 def _indexed_doc_ids(database: Database, paths: Sequence[str]) -> dict[str, int]:
@@ -89,6 +114,7 @@ def _remove_rows(database: Database, doc_ids: dict[str, int]) -> int:
 def rename_path(database: Database, old: str, new: str) -> bool:
     """Re-point one file's rows from `old` to `new`, keeping its doc_id and postings; False if unindexed."""
     if database.value("SELECT count(*) FROM files WHERE path = $old", {"old": old}) == 0:
+        forget_duplicates(database, [old])  # a listed duplicate is read again at its new path
         return False
     moves = {"old": old, "new": new}
     remove_paths(database, [new])  # a stale row at the destination would collide
@@ -101,11 +127,16 @@ def rename_path(database: Database, old: str, new: str) -> bool:
 
 def active_hash_owners(database: Database, hashes: Sequence[str]) -> dict[str, str]:
     """Active-hash → path for the hashes given (the uniqueness guard's view)."""
+    return {active_hash: path for active_hash, (path, _) in _owners(database, hashes).items()}
+
+
+def _owners(database: Database, hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """Active-hash → (path, blob id) of the memory holding it, for the hashes given."""
     if not hashes:
         return {}
     wanted, parameters = membership("active_hash", "hashes", hashes)
-    rows = database.rows(f"SELECT active_hash, path FROM files WHERE {wanted}", parameters)
-    return {row[0]: row[1] for row in rows}
+    rows = database.rows(f"SELECT active_hash, path, blob_sha FROM files WHERE {wanted}", parameters)
+    return {str(row[0]): (str(row[1]), str(row[2])) for row in rows}
 
 
 def active_hashes(database: Database) -> frozenset[str]:
@@ -116,7 +147,8 @@ def active_hashes(database: Database) -> frozenset[str]:
 def store_projections(
     database: Database, projections: Sequence[FileProjection], *, bulk: bool = False
 ) -> list[SkippedFile]:
-    """Replace the rows of each projected path; a second active copy of one content hash is skipped.
+    """Replace the rows of each projected path; of two active copies of one article, the one at the
+    smaller path is held and the other listed as a duplicate and reported skipped.
 
     Callers run this inside a transaction. Existing paths keep their doc_id. `bulk` is for a rebuild
     into emptied tables: nothing to replace, and postings are stored clustered by term.
@@ -126,6 +158,7 @@ def store_projections(
     paths = [projection.path for projection in projections]
     existing_ids: dict[str, int] = {}
     if not bulk:
+        forget_duplicates(database, paths)
         existing_ids = _indexed_doc_ids(database, paths)
         _remove_rows(database, existing_ids)
     accepted, skipped = _without_duplicate_hashes(database, projections)
@@ -143,20 +176,44 @@ def store_projections(
 def _without_duplicate_hashes(
     database: Database, projections: Sequence[FileProjection]
 ) -> tuple[list[FileProjection], list[SkippedFile]]:
+    """The projections to store, and the copies skipped. Whichever copy of an article arrives first, the
+    one at the smallest path is held, the rule a rebuild (which reads paths in order) follows too: an
+    arriving copy at a smaller path displaces the held one, whose rows go and which joins the list."""
     hashes = [p.row["active_hash"] for p in projections if p.row["active_hash"] is not None]
-    owners = active_hash_owners(database, hashes)
+    owners = _owners(database, hashes)
     accepted: list[FileProjection] = []
     skipped: list[SkippedFile] = []
+    listed: list[tuple[str, str, str]] = []
+    displaced: list[str] = []
     for projection in sorted(projections, key=lambda item: item.path):
         active_hash = projection.row["active_hash"]
         owner = owners.get(active_hash) if active_hash is not None else None
-        if owner is not None and owner != projection.path:
-            skipped.append(SkippedFile(projection.path, f"duplicate of {owner}: same content hash, both active"))
+        if active_hash is None:
+            accepted.append(projection)
             continue
-        if active_hash is not None:
-            owners[active_hash] = projection.path
+        if owner is not None and owner[0] != projection.path:
+            held, held_blob = owner
+            if held < projection.path:
+                skipped.append(SkippedFile(projection.path, _duplicate_reason(held)))
+                listed.append((projection.path, active_hash, projection.row["blob_sha"]))
+                continue
+            skipped.append(SkippedFile(held, _duplicate_reason(projection.path)))
+            listed.append((held, active_hash, held_blob))
+            displaced.append(held)
+        owners[active_hash] = (projection.path, projection.row["blob_sha"])
         accepted.append(projection)
+    # Only a held row from before this batch can be displaced: the batch itself is read in path order.
+    _remove_rows(database, _indexed_doc_ids(database, displaced) if displaced else {})
+    if listed:
+        columns = zip(*listed, strict=True)
+        database.insert_columns(
+            DUPLICATES_TABLE, dict(zip(("path", "content_hash", "blob_sha"), map(list, columns), strict=True))
+        )
     return accepted, skipped
+
+
+def _duplicate_reason(held: str) -> str:
+    return f"duplicate of {held}: same content hash, both active"
 
 
 def _next_doc_ids(database: Database, count: int) -> list[int]:

@@ -34,7 +34,14 @@ def snapshot(root: Path) -> dict[str, Any]:
             for table in ("file_tags", "file_entities", "file_facets", "file_citations", "edges")
         }
         watermark = database.rows("SELECT head_sha, dirty_paths FROM index_state")
-    return {"files": files, "postings": postings, "children": children, "watermark": watermark}
+        duplicates = database.rows("SELECT * FROM duplicate_files ORDER BY ALL")
+    return {
+        "files": files,
+        "postings": postings,
+        "children": children,
+        "watermark": watermark,
+        "duplicates": duplicates,
+    }
 
 
 def rebuilt_snapshot(root: Path, scratch: Path) -> dict[str, Any]:
@@ -154,12 +161,12 @@ def test_deleting_the_index_file_and_running_any_command_restores_it(seeded: Pat
 
 def test_a_second_active_copy_of_a_memory_is_skipped_and_reported(seeded: Path) -> None:
     root = seeded
-    shutil.copy(root / "resources/db/pool-ceiling.html", root / "areas/inbox/copy.html")
+    shutil.copy(root / "resources/db/pool-ceiling.html", root / "resources/db/qq-copy.html")
     report = run_cli("index", "update", "--repo", str(root))
     assert report.status == 0
     assert report.data["skipped"] == [
         {
-            "path": "areas/inbox/copy.html",
+            "path": "resources/db/qq-copy.html",
             "reason": "duplicate of resources/db/pool-ceiling.html: same content hash, both active",
         }
     ]

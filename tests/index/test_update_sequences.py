@@ -116,6 +116,24 @@ class IndexFollowsGit(RuleBasedStateMachine):
         (self.root / target).write_text(text.replace("</mark>", f" untracked {serial}</mark>", 1), encoding="utf-8")
         self.untracked.append(target)
 
+    @precondition(lambda self: any(path not in self.dirty for path in self.committed))
+    @rule(choice=st.integers(min_value=0), before=st.booleans(), commit=st.booleans())
+    def exact_copy(self, choice: int, before: bool, commit: bool) -> None:
+        """A byte-for-byte copy of a memory, at a path sorting before or after every written one: the
+        index holds one copy of an article, the same one whichever order the copies arrived in."""
+        candidates = self._clean_committed()
+        source = candidates[choice % len(candidates)]
+        serial = self._next_serial()
+        target = f"areas/0-copy-{serial}.html" if before else f"resources/zz-copy-{serial}.html"
+        (self.root / target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(self.root / source, self.root / target)
+        if commit:
+            git(self.root, "add", "--", target)
+            git(self.root, "commit", "-q", "-m", "copy", "--", target)
+            self.committed.append(target)
+        else:
+            self.untracked.append(target)
+
     @precondition(lambda self: bool(self.untracked))
     @rule(choice=st.integers(min_value=0))
     def remove_untracked(self, choice: int) -> None:
