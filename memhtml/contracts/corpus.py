@@ -50,3 +50,6 @@ class CorpusReader(Protocol):
 
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         """(full sha, committer instant) of a commit reference, or None if it names no commit."""
+
+    def renamed_to(self, path: str) -> str | None:
+        """Where the last commit that took `path` out of the tree moved it, if that was a rename."""

@@ -14,6 +14,7 @@ from memhtml.index.database import Database, membership
 from memhtml.index.scope import Scope, fold_entity, scope_filter
 from memhtml.operations.indexing import fresh_index, now_instant
 from memhtml.store.files import is_regular_file
+from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import open_store
 
 NEIGHBOR_SCAN_CAP: Final[int] = 10_000
@@ -154,9 +155,11 @@ def _edges_from(database: Database, forward: list[str], backward: list[str], rel
 
 
 def resolve(root: Path, raw_path: str) -> dict[str, Any]:
-    """The `memory.resolved` data: follow archive moves and supersedes links forward to the newest memory."""
+    """The `memory.resolved` data: follow archive moves, renames and supersedes links forward to the newest
+    memory. A path the index does not hold is looked up in git: a commit that moved it (`git mv`) is a step."""
     requested = confine_memory_path(raw_path, "resolve")
     store = open_store(root)
+    reader = GitCorpusReader(store.root)
     with fresh_index(store) as database:
         indexed_commit = database.value("SELECT head_sha FROM index_state")
         steps: list[dict[str, str]] = []
@@ -166,6 +169,8 @@ def resolve(root: Path, raw_path: str) -> dict[str, Any]:
         for _ in range(RESOLVE_MAX_HOPS + 1):
             row = database.rows("SELECT archived, superseded_by FROM files WHERE path = $path", {"path": current})
             successor, via = _successor(database, current, row)
+            if successor is None and not row:
+                successor, via = reader.renamed_to(current), "rename"
             if successor is None:
                 # A live memory nothing supersedes is the end of the chain.
                 stop = ("archived" if row[0][0] else "live") if row else "unindexed"

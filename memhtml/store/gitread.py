@@ -233,6 +233,23 @@ class GitCorpusReader:
                 ids[path] = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
         return ids
 
+    def renamed_to(self, path: str) -> str | None:
+        head = self.head()
+        if head is None or self.tree(head, [path]):
+            return None  # still (or again) in the tree: an older move is not where it is now
+        # The commit that took the path away, then that commit's own diff with rename detection: limited
+        # to one path, git sees a deletion, never the file arriving elsewhere.
+        removing = run_git(
+            self.root, ["log", "-1", "--format=%H %P", "--diff-filter=D", "--no-renames", "--", path]
+        ).stdout.decode()
+        commit, _, parents = removing.strip().partition(" ")
+        if not commit or not parents:
+            return None
+        for change in self.changes(parents.split()[0], commit):
+            if change.status == "R" and change.old_path == path:
+                return change.path
+        return None
+
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         try:
             output = run_git(

@@ -100,6 +100,47 @@ def test_resolve_mixes_an_archive_move_with_supersedes_links(store_root: Path) -
     assert (resolved["path"], resolved["hops"], resolved["stopReason"]) == (newest, 3, "live")
 
 
+def test_resolve_follows_plain_git_moves_then_links(store_root: Path) -> None:
+    older = _write(store_root, "Epsilon old", "Epsilon is old.")
+    newer = _write(store_root, "Epsilon new", "Epsilon is new.")
+    _link(store_root, newer, "supersedes", older)
+    middle, last = "areas/inbox/epsilon-moved.html", "resources/epsilon/epsilon-old.html"
+    (store_root / "resources/epsilon").mkdir(parents=True)
+    git(store_root, "mv", older, middle)
+    git(store_root, "commit", "-q", "-m", "move")
+    git(store_root, "mv", middle, last)
+    git(store_root, "commit", "-q", "-m", "move again")
+    resolved = _resolve(store_root, older)
+    # The link names the first path, so it no longer reaches the moved memory: the chain ends there.
+    assert resolved["steps"] == [
+        {"from": older, "to": middle, "via": "rename"},
+        {"from": middle, "to": last, "via": "rename"},
+    ]
+    assert (resolved["path"], resolved["hops"], resolved["stopReason"]) == (last, 2, "live")
+    assert resolved["title"] == "Epsilon old"
+
+
+def test_resolve_of_a_deleted_or_unknown_path_stays_unindexed(store_root: Path) -> None:
+    gone = _write(store_root, "Zeta", "Zeta is gone.")
+    git(store_root, "rm", "-q", gone)
+    git(store_root, "commit", "-q", "-m", "delete")
+    never = "areas/inbox/never-written.html"
+    for path in (gone, never):
+        resolved = _resolve(store_root, path)
+        assert (resolved["path"], resolved["steps"], resolved["stopReason"]) == (path, [], "unindexed")
+
+
+def test_resolve_ignores_an_old_move_of_a_path_written_again(store_root: Path) -> None:
+    first = _write(store_root, "Eta", "Eta is first.")
+    git(store_root, "mv", first, "areas/inbox/eta-moved.html")
+    git(store_root, "commit", "-q", "-m", "move")
+    (store_root / first).write_text("<p>not a memory</p>", encoding="utf-8")  # back at the path, unindexable
+    git(store_root, "add", first)
+    git(store_root, "commit", "-q", "-m", "something else at the old path")
+    resolved = _resolve(store_root, first)
+    assert (resolved["steps"], resolved["stopReason"]) == ([], "unindexed")
+
+
 def test_resolve_stops_at_an_archived_successor(store_root: Path) -> None:
     newer = _write(store_root, "Delta new", "Delta is new.")
     older = _write(store_root, "Delta old", "Delta is old.")
