@@ -151,7 +151,13 @@ class Database:
             self._connection.unregister(view)
 
     def insert_vectors(
-        self, content_hashes: Sequence[str], ordinals: Sequence[int], char_counts: Sequence[int], vectors: Any
+        self,
+        content_hashes: Sequence[str],
+        ordinals: Sequence[int],
+        char_counts: Sequence[int],
+        vectors: Any,
+        *,
+        table: str = "chunk_vectors",
     ) -> None:
         """Insert chunk vectors (rows of floats, or a NumPy matrix) in one statement, each component
         rounded to `VECTOR_DECIMALS` places: a registered NumPy batch when large (10k x 256 floats: 0.2 s,
@@ -161,8 +167,8 @@ class Database:
             return
         if count < 64 and not hasattr(vectors, "dtype"):
             self.run(
-                """
-                INSERT INTO chunk_vectors (content_hash, ordinal, char_count, vector)
+                f"""
+                INSERT INTO {table} (content_hash, ordinal, char_count, vector)
                 SELECT unnest($hashes), unnest($ordinals), unnest($chars), unnest($vectors)::FLOAT[]
                 """,
                 {
@@ -189,7 +195,7 @@ class Database:
         self._connection.register("batch_vectors", batch)
         try:
             self.run(
-                "INSERT INTO chunk_vectors SELECT content_hash, ordinal, char_count, vector::FLOAT[] FROM batch_vectors"
+                f"INSERT INTO {table} SELECT content_hash, ordinal, char_count, vector::FLOAT[] FROM batch_vectors"
             )
         finally:
             self._connection.unregister("batch_vectors")

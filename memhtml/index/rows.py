@@ -6,7 +6,7 @@ explicitly, with set-based statements (one statement per table per batch, never 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from memhtml.contracts.errors import StorageFailure
@@ -223,16 +223,29 @@ def _next_doc_ids(database: Database, count: int) -> list[int]:
     return [int(row[0]) for row in rows]
 
 
-def _insert_files(database: Database, projections: Sequence[FileProjection], doc_ids: dict[str, int]) -> None:
+def insert_rows(
+    database: Database, projections: Sequence[FileProjection], doc_ids: Mapping[str, int], *, prefix: str
+) -> None:
+    """Insert the rows of `projections` into the tables named `prefix` + each index table's name (the
+    as-of overlay's temporary tables), with no duplicate check; new terms are numbered after those
+    the `terms` the statement sees already holds."""
+    _insert_files(database, projections, doc_ids, prefix=prefix)
+    _insert_children(database, projections, prefix=prefix)
+    _insert_postings(database, projections, doc_ids, sort_postings=False, prefix=prefix)
+
+
+def _insert_files(
+    database: Database, projections: Sequence[FileProjection], doc_ids: Mapping[str, int], *, prefix: str = ""
+) -> None:
     columns: dict[str, list[Any]] = {name: [] for name in FILE_COLUMNS}
     for projection in projections:
         row = {**projection.row, "doc_id": doc_ids[projection.path]}
         for name in FILE_COLUMNS:
             columns[name].append(row[name])
-    database.insert_columns("files", columns)
+    database.insert_columns(f"{prefix}files", columns)
 
 
-def _insert_children(database: Database, projections: Sequence[FileProjection]) -> None:
+def _insert_children(database: Database, projections: Sequence[FileProjection], *, prefix: str = "") -> None:
     tables: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]] = {
         "file_tags": (("path", "tag"), [(p.path, tag) for p in projections for tag in p.tags]),
         "file_entities": (
@@ -249,11 +262,18 @@ def _insert_children(database: Database, projections: Sequence[FileProjection]) 
     for table, (names, rows) in tables.items():
         if rows:
             columns = zip(*rows, strict=True)
-            database.insert_columns(table, {name: list(values) for name, values in zip(names, columns, strict=True)})
+            database.insert_columns(
+                f"{prefix}{table}", {name: list(values) for name, values in zip(names, columns, strict=True)}
+            )
 
 
 def _insert_postings(
-    database: Database, projections: Sequence[FileProjection], doc_ids: dict[str, int], *, sort_postings: bool
+    database: Database,
+    projections: Sequence[FileProjection],
+    doc_ids: Mapping[str, int],
+    *,
+    sort_postings: bool,
+    prefix: str = "",
 ) -> None:
     vocabulary = sorted({term for projection in projections for term in projection.terms})
     if not vocabulary:
@@ -264,7 +284,7 @@ def _insert_postings(
     if unknown:
         start = int(database.value("SELECT coalesce(max(term_id), 0) FROM terms")) + 1
         new_ids = list(range(start, start + len(unknown)))
-        database.insert_columns("terms", {"term_id": new_ids, "term": unknown})
+        database.insert_columns(f"{prefix}terms", {"term_id": new_ids, "term": unknown})
         known.update(zip(unknown, new_ids, strict=True))
     term_ids: list[int] = []
     doc_column: list[int] = []
@@ -277,7 +297,7 @@ def _insert_postings(
         doc_column.extend([doc_ids[projection.path]] * len(terms))
         lengths.extend([projection.row["doc_len"]] * len(terms))
     database.insert_integers(
-        "postings",
+        f"{prefix}postings",
         {"term_id": term_ids, "doc_id": doc_column, "tf": frequencies, "dl": lengths},
         # Clustered by term, row-group zonemaps prune the scans of a query's terms.
         order_by="term_id, doc_id" if sort_postings else None,

@@ -9,7 +9,7 @@ tag and a facet with an empty value are no filter.
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
 # The command's contract folds ASCII letters only: `É` and `é` stay distinct, as do `ß` and `SS`.
@@ -23,11 +23,16 @@ class AsOfValidity(NamedTuple):
 
 
 class AsOfCommit(NamedTuple):
-    """Transaction-time as-of: memories live in the tree of commit `sha`, committed at `instant`."""
+    """Transaction-time as-of: memories live in the tree of commit `sha`, committed at `instant`;
+    `live_blobs` maps each live memory path of that tree to its blob id."""
 
     sha: str
     instant: str
-    live_paths: Sequence[str]
+    live_blobs: Mapping[str, str]
+
+    @property
+    def live_paths(self) -> list[str]:
+        return list(self.live_blobs)
 
 
 class Scope(NamedTuple):

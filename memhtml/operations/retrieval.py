@@ -3,7 +3,8 @@ MMR, hydration, snippets, and the disclosure fold of recall."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -12,13 +13,14 @@ from memhtml.contracts.instants import is_sortable_instant
 from memhtml.contracts.paths import is_archived_path
 from memhtml.domain.ranking import ARM_LIMIT, MMR_LAMBDA, MMR_POOL_FACTOR, mmr
 from memhtml.domain.tokens import QueryTerms, content_terms, parse_query
+from memhtml.index.asof import overlay, past_versions
 from memhtml.index.database import Database
 from memhtml.index.scope import AsOfCommit, AsOfValidity, Scope
 from memhtml.index.search import QueryVector, archived_matches, fused_search, hydrate
 from memhtml.index.vectors import check_space, vector_state
 from memhtml.operations.config import load_config
 from memhtml.operations.embedding import configured_embedder, configured_space
-from memhtml.operations.indexing import fresh_index
+from memhtml.operations.indexing import fresh_index, now_instant
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store, open_store
 
@@ -68,8 +70,34 @@ def resolve_as_of(store: Store, as_of: str | None, command: str) -> AsOfValidity
             [f"git -C {store.root} log --oneline", f"memhtml help {command}"],
         )
     sha, instant = resolved
-    live = [path for path in reader.tree(sha) if not is_archived_path(path)]
+    live = {path: blob for path, blob in reader.tree(sha).items() if not is_archived_path(path)}
     return AsOfCommit(sha, instant, live)
+
+
+@contextmanager
+def _as_it_was(database: Database, store: Store, scope: Scope) -> Iterator[None]:
+    """For an as-of-commit query, show the index with each memory as that commit held it (`index/asof.py`)."""
+    if not isinstance(scope.as_of, AsOfCommit):
+        yield
+        return
+    tree = scope.as_of.live_blobs
+    past, replaced = past_versions(database, tree, scope.as_of.instant)
+    if not past:
+        yield
+        return
+    # Imported here: the parser is paid for only by a look into a past that today's index does not hold.
+    from memhtml.index.projection import FileProjection, project_file
+
+    contents = GitCorpusReader(store.root).blobs(tree[path] for path in past)
+    now = now_instant()
+    projections = [
+        projected
+        for path in past
+        if tree[path] in contents
+        and isinstance(projected := project_file(path, tree[path], contents[tree[path]], now), FileProjection)
+    ]
+    with overlay(database, projections, replaced, configured_embedder() if configured_space() else None):
+        yield
 
 
 def _scope(store: Store, request: RetrievalRequest, command: str) -> Scope:
@@ -89,7 +117,7 @@ def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     store = open_store(root)
     scope = _scope(store, request, "search")
     query = content_terms(parse_query(request.query))
-    with fresh_index(store, committed_nothing=True) as database:
+    with fresh_index(store, committed_nothing=True) as database, _as_it_was(database, store, scope):
         semantic = query_vector(database, request.query, embed=bool(query.terms))
         fused, arms = fused_search(database, query, scope, pool=request.limit * MMR_POOL_FACTOR, vector=semantic.vector)
         # MMR without vectors keeps the fused order, so hits stay sorted by their score. With vectors its
@@ -119,7 +147,7 @@ def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     store = open_store(root)
     scope = _scope(store, request, "recall")
     query = content_terms(parse_query(request.query))
-    with fresh_index(store, committed_nothing=True) as database:
+    with fresh_index(store, committed_nothing=True) as database, _as_it_was(database, store, scope):
         semantic = query_vector(database, request.query, embed=bool(query.terms))
         fused, _ = fused_search(database, query, scope, pool=RECALL_CANDIDATES, vector=semantic.vector)
         details = hydrate(database, [hit.path for hit in fused])
