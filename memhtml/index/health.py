@@ -56,11 +56,13 @@ def dangling_edges(database: Database, present: frozenset[str]) -> list[dict[str
 
 
 def orphan_access_rows(database: Database) -> list[str]:
-    """State rows about paths the index does not hold (moved without the state following, or bogus)."""
+    """State rows about paths the index does not hold (moved without the state following, or bogus). A
+    second copy of an article the index lists is held again when the first goes: its counters stay."""
     return [
         path
         for (path,) in database.rows(
-            "SELECT path FROM state.access WHERE path NOT IN (SELECT path FROM files) ORDER BY path"
+            "SELECT path FROM state.access WHERE path NOT IN (SELECT path FROM files)"
+            " AND path NOT IN (SELECT path FROM duplicate_files) ORDER BY path"
         )
     ]
 
@@ -71,7 +73,8 @@ def prune_access_rows(database: Database, paths: list[str]) -> int:
         return 0
     before = int(database.value("SELECT count(*) FROM state.access"))
     database.rows(
-        "DELETE FROM state.access WHERE path IN (SELECT unnest($paths)) AND path NOT IN (SELECT path FROM files)",
+        "DELETE FROM state.access WHERE path IN (SELECT unnest($paths)) AND path NOT IN (SELECT path FROM files)"
+        " AND path NOT IN (SELECT path FROM duplicate_files)",
         {"paths": paths},
     )
     return before - int(database.value("SELECT count(*) FROM state.access"))

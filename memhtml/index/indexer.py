@@ -19,6 +19,7 @@ from memhtml.index.rows import (
     ALL_TABLES,
     duplicates_due,
     empty_tables,
+    forget_duplicates,
     remove_paths,
     rename_path,
     store_projections,
@@ -40,6 +41,11 @@ class PassReport:
         self.renames: list[tuple[str, str]] = []
         # The paths this pass (re)projected: the only memories whose text can lack a vector now.
         self.projected_paths: set[str] = set()
+        # The paths whose rows (or listing as a duplicate) hold working-tree bytes, not HEAD's: at the
+        # start the watermark's dirty paths, kept current as the pass projects from HEAD or from disk.
+        self.from_disk: set[str] = set()
+        # Held copies of an article that an arriving copy displaced during this pass.
+        self.displaced: set[str] = set()
         self.embeddings_written = self.embeddings_preserved = self.embeddings_pruned = 0
         self.warnings: list[dict[str, Any]] = []
 
@@ -100,7 +106,8 @@ def rebuild(
                 if progress is not None:
                     progress(stored, len(paths))
         _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
-        _promote_duplicates(database, reader, now, report)
+        _promote_duplicates(database, reader, head, now, report)
+        _settle_skipped(database, report)
         database.run(
             "UPDATE index_state SET head_sha = $head, rebuilt_at = $now, updated_at = $now WHERE id = 1",
             {"head": head, "now": now},
@@ -139,14 +146,17 @@ def update(
     report = PassReport("update", head)
     if head == indexed_head and not worktree:
         return report  # already at HEAD: writing nothing keeps the close from checkpointing
+    report.from_disk.update(previously_dirty)
     with database.transaction():
         if changes:
             _apply_commits(database, reader, changes, now=now, report=report, known=known or {}, progress=progress)
         elif head is None and indexed_head is not None:
             report.removed += remove_paths(database, _all_paths(database))
+            forget_duplicates(database, _listed_paths(database))
         if worktree:
             _project_working_tree(database, reader, head, previously_dirty=previously_dirty, now=now, report=report)
-        _promote_duplicates(database, reader, now, report)
+        _promote_duplicates(database, reader, head, now, report)
+        _settle_skipped(database, report)
         database.run(
             "UPDATE index_state SET head_sha = $head, updated_at = $now WHERE id = 1",
             {"head": head, "now": now},
@@ -167,6 +177,7 @@ def _apply_commits(
 ) -> None:
     removed = [change.path for change in changes if change.status == "D"]
     report.removed += remove_paths(database, removed)
+    report.from_disk.difference_update(removed)
     for change in changes:
         if change.status == "R" and change.old_path is not None:
             if rename_path(database, change.old_path, change.path) or _moved_before(database, change):
@@ -188,6 +199,7 @@ def _apply_commits(
     with projection_pool(sum(1 for _, sha in wanted if sha not in known)) as pool:
         for chunk, results in project_slices(pool, chunks, read, now):
             reused = [relocated(known[sha], path) for path, sha in chunk if sha in known]
+            report.from_disk.difference_update(path for path, _ in chunk)  # their rows now hold HEAD's bytes
             projected = _sorted_results(database, results, report)
             _store(database, sorted([*projected, *reused], key=lambda item: item.path), report)
             stored += len(chunk)
@@ -220,6 +232,7 @@ def _project_working_tree(
         restored = _project_all(
             database, ((path, sha, contents.get(sha)) for path, sha in committed.items()), now, report
         )
+        report.from_disk.difference_update(cleaned)
         _store(database, restored, report)
         report.modified += len(restored)  # back to HEAD's text: the row changed, so the pass did too
     deleted = [entry.path for entry in entries if entry.deleted]
@@ -228,6 +241,8 @@ def _project_working_tree(
     moved = _follow_moves(database, deleted, {path: sha for path, (sha, _) in blobs.items()}, report)
     report.removed += remove_paths(database, [path for path in deleted if path not in moved])
     projected = _project_all(database, ((path, sha, data) for path, (sha, data) in blobs.items()), now, report)
+    report.from_disk.difference_update(deleted)
+    report.from_disk.update(present)
     _store(database, projected, report)
     report.dirty += len(entries)
     database.run("UPDATE index_state SET dirty_paths = $paths WHERE id = 1", {"paths": sorted(dirty_now)})
@@ -259,33 +274,56 @@ def _follow_moves(
     return moved
 
 
-def _promote_duplicates(database: Database, reader: CorpusReader, now: str, report: PassReport) -> None:
+def _promote_duplicates(
+    database: Database, reader: CorpusReader, head: str | None, now: str, report: PassReport
+) -> None:
     """Index again each listed duplicate that should be held now (the held copy was deleted, edited,
-    archived, broken or renamed past it), from the bytes it was listed with: committed ones from git,
-    one read from the working tree only if its bytes there are still those. Storing the copies in path
-    order holds the first of each article, displacing a held copy at a greater path, and lists the rest."""
-    due = duplicates_due(database)
+    archived, broken, or displaced by a copy that comes first), from the bytes it was listed with, if
+    its path still holds them: HEAD's for a committed copy, the disk's for an uncommitted one. Storing
+    the copies in `held_first` order holds the first of each article and lists the rest again."""
+    due = duplicates_due(database, report.from_disk)
     if not due:
         return
-    contents = reader.blobs(blob for _, blob in due)
-    on_disk = reader.worktree_blobs([path for path, blob in due if blob not in contents])
-    items = [
-        (path, blob, contents[blob] if blob in contents else on_disk[path][1])
-        for path, blob in due
-        if blob in contents or on_disk.get(path, ("", b""))[0] == blob
-    ]
-    before = len(report.skipped)
+    on_disk = reader.worktree_blobs([path for path, _ in due if path in report.from_disk])
+    committed = reader.tree(head, [path for path, _ in due if path not in report.from_disk]) if head else {}
+    contents = reader.blobs(blob for path, blob in due if committed.get(path) == blob)
+    items: list[tuple[str, str, bytes | None]] = []
+    for path, blob in due:
+        if path in report.from_disk and on_disk.get(path, ("", b""))[0] == blob:
+            items.append((path, blob, on_disk[path][1]))
+        elif path not in report.from_disk and committed.get(path) == blob:
+            items.append((path, blob, contents.get(blob)))
+    already = report.projected_paths | report.displaced
     projected = _project_all(database, items, now, report)
     _store(database, projected, report)
-    relisted = {item.path for item in report.skipped[before:]}
-    report.added += sum(1 for projection in projected if projection.path not in relisted)
+    held = _held(database, [projection.path for projection in projected])
+    report.added += sum(1 for projection in projected if projection.path in held and projection.path not in already)
+
+
+def _held(database: Database, paths: Sequence[str]) -> set[str]:
+    """Those of `paths` that have a files row."""
+    if not paths:
+        return set()
+    among, parameters = membership("path", "paths", paths)
+    return {str(row[0]) for row in database.rows(f"SELECT path FROM files WHERE {among}", parameters)}
+
+
+def _settle_skipped(database: Database, report: PassReport) -> None:
+    """The pass's `skipped` as the index ends it: one entry per path (its last reason), and none for a
+    path held after all (a copy listed early in the pass and held once the first copy went)."""
+    last = {item.path: item for item in report.skipped}
+    held = _held(database, list(last))
+    report.skipped = [item for path, item in sorted(last.items()) if path not in held]
 
 
 def _store(
     database: Database, projections: Sequence[FileProjection], report: PassReport, *, bulk: bool = False
 ) -> None:
-    report.skipped += store_projections(database, projections, bulk=bulk)
-    report.projected_paths.update(projection.path for projection in projections)
+    skipped = store_projections(database, projections, bulk=bulk, from_disk=report.from_disk)
+    arriving = {projection.path for projection in projections}
+    report.displaced.update(item.path for item in skipped if item.path not in arriving)
+    report.skipped += skipped
+    report.projected_paths.update(arriving)
 
 
 def _project_all(
@@ -338,6 +376,10 @@ def _sorted_results(
     if skipped:
         report.removed += remove_paths(database, skipped)
     return projected
+
+
+def _listed_paths(database: Database) -> list[str]:
+    return [row[0] for row in database.rows("SELECT path FROM duplicate_files")]
 
 
 def _all_paths(database: Database) -> list[str]:

@@ -6,7 +6,7 @@ explicitly, with set-based statements (one statement per table per batch, never 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
 from memhtml.contracts.errors import StorageFailure
@@ -75,19 +75,20 @@ def forget_duplicates(database: Database, paths: Sequence[str]) -> None:
         database.run(f"DELETE FROM {DUPLICATES_TABLE} WHERE {named}", parameters)
 
 
-def duplicates_due(database: Database) -> list[tuple[str, str]]:
-    """(path, blob id) of each listed duplicate that should be held now, by path: its article is held by
-    no memory any more, or by one at a greater path (the held copy was renamed past it)."""
+def duplicates_due(database: Database, from_disk: Collection[str]) -> list[tuple[str, str]]:
+    """(path, blob id) of each listed duplicate that should be held now, in `held_first` order: its
+    article is held by no memory any more, or by one that comes later (renamed past it, say)."""
     # The list is nearly always empty: one scan of it, and the held copies probed by key only if not.
     listed = database.rows(f"SELECT path, content_hash, blob_sha FROM {DUPLICATES_TABLE} ORDER BY path")
     if not listed:
         return []
     holders = _owners(database, sorted({str(row[1]) for row in listed}))
-    return [
+    due = [
         (str(path), str(blob))
         for path, content_hash, blob in listed
-        if content_hash not in holders or holders[content_hash][0] > path
+        if content_hash not in holders or held_first(holders[content_hash][0], from_disk) > held_first(path, from_disk)
     ]
+    return sorted(due, key=lambda item: held_first(item[0], from_disk))
 
 
 def _indexed_doc_ids(database: Database, paths: Sequence[str]) -> dict[str, int]:
@@ -145,13 +146,18 @@ def active_hashes(database: Database) -> frozenset[str]:
 
 
 def store_projections(
-    database: Database, projections: Sequence[FileProjection], *, bulk: bool = False
+    database: Database,
+    projections: Sequence[FileProjection],
+    *,
+    bulk: bool = False,
+    from_disk: Collection[str] = frozenset(),
 ) -> list[SkippedFile]:
-    """Replace the rows of each projected path; of two active copies of one article, the one at the
-    smaller path is held and the other listed as a duplicate and reported skipped.
+    """Replace the rows of each projected path; of two active copies of one article, one is held and the
+    other listed as a duplicate and reported skipped (see `_without_duplicate_hashes`).
 
     Callers run this inside a transaction. Existing paths keep their doc_id. `bulk` is for a rebuild
-    into emptied tables: nothing to replace, and postings are stored clustered by term.
+    into emptied tables: nothing to replace, and postings are stored clustered by term. `from_disk`:
+    the paths whose rows hold (or will hold) working-tree bytes that are not HEAD's.
     """
     if not projections:
         return []
@@ -161,7 +167,7 @@ def store_projections(
         forget_duplicates(database, paths)
         existing_ids = _indexed_doc_ids(database, paths)
         _remove_rows(database, existing_ids)
-    accepted, skipped = _without_duplicate_hashes(database, projections)
+    accepted, skipped = _without_duplicate_hashes(database, projections, from_disk)
     if not accepted:
         return skipped
     fresh = [projection.path for projection in accepted if projection.path not in existing_ids]
@@ -173,19 +179,27 @@ def store_projections(
     return skipped
 
 
+def held_first(path: str, from_disk: Collection[str]) -> tuple[bool, str]:
+    """The order in which copies of one article are held: committed ones before uncommitted ones (an
+    untracked copy or a dirty edit never takes the article from a commit; the write path's dedupe
+    must name a committed file), then the smallest path."""
+    return (path in from_disk, path)
+
+
 def _without_duplicate_hashes(
-    database: Database, projections: Sequence[FileProjection]
+    database: Database, projections: Sequence[FileProjection], from_disk: Collection[str]
 ) -> tuple[list[FileProjection], list[SkippedFile]]:
     """The projections to store, and the copies skipped. Whichever copy of an article arrives first, the
-    one at the smallest path is held, the rule a rebuild (which reads paths in order) follows too: an
-    arriving copy at a smaller path displaces the held one, whose rows go and which joins the list."""
+    one first in `held_first` order is held, so a rebuild (HEAD's paths in order, then the working
+    tree) and any sequence of updates agree: an arriving copy that comes first displaces the held one,
+    whose rows go and which joins the list."""
     hashes = [p.row["active_hash"] for p in projections if p.row["active_hash"] is not None]
     owners = _owners(database, hashes)
     accepted: list[FileProjection] = []
     skipped: list[SkippedFile] = []
     listed: list[tuple[str, str, str]] = []
     displaced: list[str] = []
-    for projection in sorted(projections, key=lambda item: item.path):
+    for projection in sorted(projections, key=lambda item: held_first(item.path, from_disk)):
         active_hash = projection.row["active_hash"]
         owner = owners.get(active_hash) if active_hash is not None else None
         if active_hash is None:
@@ -193,7 +207,7 @@ def _without_duplicate_hashes(
             continue
         if owner is not None and owner[0] != projection.path:
             held, held_blob = owner
-            if held < projection.path:
+            if held_first(held, from_disk) < held_first(projection.path, from_disk):
                 skipped.append(SkippedFile(projection.path, _duplicate_reason(held)))
                 listed.append((projection.path, active_hash, projection.row["blob_sha"]))
                 continue
@@ -202,7 +216,7 @@ def _without_duplicate_hashes(
             displaced.append(held)
         owners[active_hash] = (projection.path, projection.row["blob_sha"])
         accepted.append(projection)
-    # Only a held row from before this batch can be displaced: the batch itself is read in path order.
+    # Only a held row from before this batch can be displaced: the batch itself is read in that order.
     _remove_rows(database, _indexed_doc_ids(database, displaced) if displaced else {})
     if listed:
         columns = zip(*listed, strict=True)

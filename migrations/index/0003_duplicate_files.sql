@@ -7,3 +7,7 @@ CREATE TABLE duplicate_files (
     content_hash VARCHAR NOT NULL,
     blob_sha     VARCHAR NOT NULL
 );
+-- An index built before this table skipped second copies without listing them, and held the copy it met
+-- first: the next pass rebuilds it (an index without a watermark commit is rebuilt from git; the
+-- vectors, keyed by text, are kept).
+UPDATE index_state SET head_sha = NULL;

@@ -150,3 +150,130 @@ def test_an_uncommitted_copy_is_held_from_disk_when_the_committed_one_goes(store
     assert held_paths(store) == [AFTER]
     assert found(store) == [AFTER]
     assert_as_rebuilt(store, tmp_path)
+
+
+# --- an uncommitted copy never takes the article from a committed one ---------------------------
+
+
+def _write_pool(root: Path, *extra: str) -> dict[str, object]:
+    answer = run_cli(
+        "write", "--repo", str(root), "--title", "Pool ceiling", "--type", "semantic",
+        "--claim", "The connection pool ceiling is 64.", "--tag", "db", *extra,
+    )  # fmt: skip
+    assert answer.status == 0, answer.stdout + answer.stderr
+    return dict(answer.data)
+
+
+def test_an_untracked_copy_at_a_smaller_path_is_listed_and_writes_dedupe_to_the_commit(
+    store: Path, tmp_path: Path
+) -> None:
+    shutil.copyfile(store / HELD, store / BEFORE)  # untracked, and sorting first
+    update(store)
+    assert held_paths(store) == [HELD]
+    assert listed_paths(store) == [BEFORE]
+    assert_as_rebuilt(store, tmp_path)
+    again = _write_pool(store)
+    assert (again["outcome"], again["existingPath"]) == ("unchanged", HELD)
+
+
+def test_a_dirty_edit_that_copies_another_memory_does_not_take_its_article(store: Path, tmp_path: Path) -> None:
+    deploy = write(store, "Deploy key", "Rotate the deploy key every 90 days, a second memory.")
+    assert deploy < HELD
+    shutil.copyfile(store / HELD, store / deploy)  # a dirty edit, at a path sorting before HELD
+    update(store)
+    assert held_paths(store) == [HELD]
+    assert_as_rebuilt(store, tmp_path)
+    again = _write_pool(store)
+    assert (again["outcome"], again["existingPath"]) == ("unchanged", HELD)
+    restated = _write_pool(store, "--confidence", "0.9")
+    assert (restated["outcome"], restated["path"]) == ("updated", HELD)
+
+
+def test_a_committed_copy_takes_the_article_from_an_uncommitted_one(store: Path, tmp_path: Path) -> None:
+    shutil.copyfile(store / HELD, store / BEFORE)  # untracked
+    git(store, "rm", "-q", HELD)
+    git(store, "commit", "-q", "-m", "drop the original")
+    update(store)
+    assert held_paths(store) == [BEFORE]  # the only copy left, from disk
+    copy_and_commit_text(store, AFTER, (store / BEFORE).read_text(encoding="utf-8"))
+    update(store)
+    assert held_paths(store) == [AFTER]
+    assert listed_paths(store) == [BEFORE]
+    assert_as_rebuilt(store, tmp_path)
+
+
+def copy_and_commit_text(root: Path, target: str, text: str) -> None:
+    (root / target).parent.mkdir(parents=True, exist_ok=True)
+    (root / target).write_text(text, encoding="utf-8")
+    git(root, "add", "--", target)
+    git(root, "commit", "-q", "-m", f"add {target}")
+
+
+def test_the_write_path_never_holds_a_copy_deleted_from_disk(store: Path) -> None:
+    shutil.copyfile(store / HELD, store / AFTER)  # untracked: its blob id is HELD's, which git holds
+    update(store)
+    (store / AFTER).unlink()
+    archived = run_cli("archive", "--repo", str(store), HELD, "--reason", "restated elsewhere")
+    assert archived.status == 0, archived.stdout + archived.stderr
+    assert held_paths(store) == []
+    assert found(store) == []
+
+
+# --- counters, counts and old indexes -------------------------------------------------------------
+
+
+def access_rows(root: Path) -> list[tuple[str, int]]:
+    with open_database(root, read_only=True) as database:
+        return [(str(path), int(count)) for path, count in database.rows("SELECT path, access_count FROM state.access")]
+
+
+def test_a_displaced_copy_keeps_its_counters_and_doctor_leaves_them(store: Path) -> None:
+    assert run_cli("reinforce", "--repo", str(store), HELD).status == 0
+    copy_and_commit(store, BEFORE)
+    update(store)
+    assert listed_paths(store) == [HELD]
+    checked = run_cli("doctor", "--repo", str(store), "--fix")
+    assert checked.data["orphanAccessRows"] == [] and checked.data["repaired"]["prunedAccessRows"] == 0
+    git(store, "rm", "-q", BEFORE)
+    git(store, "commit", "-q", "-m", "drop the copy")
+    update(store)
+    assert held_paths(store) == [HELD]
+    assert access_rows(store) == [(HELD, 1)]
+
+
+def test_a_pass_reports_each_copy_once_and_never_a_held_one(store: Path) -> None:
+    copies = ["resources/db/zz1.html", "resources/db/zz2.html"]
+    for copy in copies:
+        shutil.copyfile(store / HELD, store / copy)
+    git(store, "add", "--", *copies)
+    git(store, "commit", "-q", "-m", "two copies")
+    file = store / HELD
+    file.write_text(file.read_text(encoding="utf-8").replace("is 64.", "is 96."), encoding="utf-8")  # dirty
+    report = update(store)
+    assert report["added"] == 2
+    assert report["skipped"] == [
+        {"path": copies[1], "reason": f"duplicate of {copies[0]}: same content hash, both active"}
+    ]
+    rebuilt = run_cli("index", "rebuild", "--repo", str(store)).data
+    assert rebuilt["skipped"] == report["skipped"]
+
+
+def test_a_copy_that_arrives_and_goes_in_one_pass_leaves_the_held_one_unreported(store: Path) -> None:
+    copy_and_commit(store, BEFORE)
+    (store / BEFORE).unlink()
+    report = update(store)
+    assert (report["added"], report["removed"], report["skipped"]) == (1, 1, [])
+    assert held_paths(store) == [HELD]
+
+
+def test_an_index_from_before_the_list_is_rebuilt_once(store: Path, tmp_path: Path) -> None:
+    copy_and_commit(store, AFTER)
+    update(store)
+    # What an index built before migration 0003 looks like: no list, the copy skipped unrecorded.
+    with open_database(store) as database:
+        database.run("DROP TABLE duplicate_files")
+        database.run("DELETE FROM schema_migrations WHERE name LIKE '0003%'")
+    git(store, "rm", "-q", HELD)
+    git(store, "commit", "-q", "-m", "drop the original")
+    assert found(store) == [AFTER]
+    assert_as_rebuilt(store, tmp_path)
