@@ -100,3 +100,21 @@ def test_placement_rules_in_order() -> None:
     assert place("precedent", workspace=None, entities=[], tags=["db"]) == "resources/db"
     assert place("verdict", workspace=None, entities=[], tags=["db"]) == "areas/inbox"
     assert place("semantic", workspace=None, entities=["person:"], tags=[]) == "areas/inbox"
+
+
+_PATH_PIECES = st.sampled_from(
+    ["projects", "areas", "resources", "archive", "/", "/", ".", "..", "-", "_", "a", "Z", "9", ".html", "index.html",
+     "sitemap.xml", " ", "é", "\u202e", "\x00", "%2e", "x" * 250, ".git", "\ud800"]
+)  # fmt: skip
+
+
+@given(st.lists(_PATH_PIECES, max_size=12).map("".join))
+def test_the_plain_path_shortcut_agrees_with_every_rule(path: str) -> None:
+    assert is_memory_path(path) == (path_problem(path) is None)
+
+
+def test_the_plain_path_shortcut_at_its_limits() -> None:
+    for path in ("areas/" + "a" * 250 + ".html", "areas/" + "b" * 255 + "/x.html", "areas/" + "c/" * 508 + "x.html"):
+        assert is_memory_path(path) == (path_problem(path) is None)
+    assert not is_memory_path("areas/" + "a" * 251 + ".html") and not is_memory_path("areas/sub/index.html")
+    assert is_memory_path("resources/db/pool-ceiling.html") and not is_memory_path("areas/.hidden/x.html")
