@@ -40,7 +40,8 @@ _PREFIX: Final[str] = "as_of_"
 
 def past_versions(database: Database, tree: Mapping[str, str], committed: str) -> tuple[list[str], list[str]]:
     """Of `tree` (each live memory path of the commit → its blob id), (the paths the index does not hold
-    as they were, to read from the commit; the paths among them whose rows today's versions fill)."""
+    as they were, to read from the commit; the paths whose rows today hold another version or another
+    memory, to leave out)."""
     if not tree:
         return [], []
     live = sorted(tree)
@@ -66,7 +67,9 @@ def past_versions(database: Database, tree: Mapping[str, str], committed: str) -
         for path in live
         if path not in archived_since and held.get(path) != tree[path] and listed.get(path) != tree[path]
     ]
-    return past, [path for path in past if path in held]
+    # A memory archived since stands for its path; another one written at that path later stays out.
+    later = [path for path in archived_since if path in held and held[path] != tree[path]]
+    return past, sorted([*(path for path in past if path in held), *later])
 
 
 @contextmanager

@@ -75,28 +75,27 @@ def resolve_as_of(store: Store, as_of: str | None, command: str) -> AsOfValidity
 
 
 @contextmanager
-def _as_it_was(database: Database, store: Store, scope: Scope) -> Iterator[None]:
-    """For an as-of-commit query, show the index with each memory as that commit held it (`index/asof.py`)."""
+def _as_it_was(database: Database, store: Store, scope: Scope, *, vector_arm: bool) -> Iterator[None]:
+    """For an as-of-commit query, show the index with each memory as that commit held it (`index/asof.py`);
+    `vector_arm`: the query's vector arm votes, so past texts without a vector are embedded for it."""
     if not isinstance(scope.as_of, AsOfCommit):
         yield
         return
     tree = scope.as_of.live_blobs
     past, replaced = past_versions(database, tree, scope.as_of.instant)
-    if not past:
+    if not past and not replaced:
         yield
         return
     # Imported here: the parser is paid for only by a look into a past that today's index does not hold.
-    from memhtml.index.projection import FileProjection, project_file
+    from memhtml.index.parallel import PendingProjection, projection_pool
+    from memhtml.index.projection import FileProjection
 
     contents = GitCorpusReader(store.root).blobs(tree[path] for path in past)
-    now = now_instant()
-    projections = [
-        projected
-        for path in past
-        if tree[path] in contents
-        and isinstance(projected := project_file(path, tree[path], contents[tree[path]], now), FileProjection)
-    ]
-    with overlay(database, projections, replaced, configured_embedder() if configured_space() else None):
+    items = [(path, tree[path], contents.get(tree[path])) for path in past]
+    with projection_pool(len(items)) as pool:  # a reorganised store can make thousands of memories past
+        results = PendingProjection(pool, items, now_instant()).results()
+    projections = [result for result in results if isinstance(result, FileProjection)]
+    with overlay(database, projections, replaced, configured_embedder() if vector_arm else None):
         yield
 
 
@@ -117,17 +116,20 @@ def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     store = open_store(root)
     scope = _scope(store, request, "search")
     query = content_terms(parse_query(request.query))
-    with fresh_index(store, committed_nothing=True) as database, _as_it_was(database, store, scope):
+    with fresh_index(store, committed_nothing=True) as database:
+        # The index's coverage, and whether the vector arm votes, before any look into the past.
         semantic = query_vector(database, request.query, embed=bool(query.terms))
-        fused, arms = fused_search(database, query, scope, pool=request.limit * MMR_POOL_FACTOR, vector=semantic.vector)
-        # MMR without vectors keeps the fused order, so hits stay sorted by their score. With vectors its
-        # rank-based relevance (1 / position) demotes every close paraphrase of the top hit below
-        # unrelated ones; diversity waits for a measured setting.
-        order = mmr([(hit.path, None) for hit in fused], request.limit, MMR_LAMBDA)
-        scores = {hit.path: hit.score for hit in fused}
-        details = hydrate(database, order)
-        # The hint answers "why nothing?": only asked when no live memory matched.
-        archived = _archived_hint(database, query, scope, request, semantic.vector) if not order else []
+        with _as_it_was(database, store, scope, vector_arm=semantic.vector is not None):
+            pool = request.limit * MMR_POOL_FACTOR
+            fused, arms = fused_search(database, query, scope, pool=pool, vector=semantic.vector)
+            # MMR without vectors keeps the fused order, so hits stay sorted by their score. With vectors
+            # its rank-based relevance (1 / position) demotes every close paraphrase of the top hit below
+            # unrelated ones; diversity waits for a measured setting.
+            order = mmr([(hit.path, None) for hit in fused], request.limit, MMR_LAMBDA)
+            scores = {hit.path: hit.score for hit in fused}
+            details = hydrate(database, order)
+            # The hint answers "why nothing?": only asked when no live memory matched.
+            archived = _archived_hint(database, query, scope, request, semantic.vector) if not order else []
     hits = [_hit(details[path], scores[path]) for path in order if path in details]
     return {
         "hits": hits,
@@ -147,10 +149,11 @@ def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     store = open_store(root)
     scope = _scope(store, request, "recall")
     query = content_terms(parse_query(request.query))
-    with fresh_index(store, committed_nothing=True) as database, _as_it_was(database, store, scope):
+    with fresh_index(store, committed_nothing=True) as database:
         semantic = query_vector(database, request.query, embed=bool(query.terms))
-        fused, _ = fused_search(database, query, scope, pool=RECALL_CANDIDATES, vector=semantic.vector)
-        details = hydrate(database, [hit.path for hit in fused])
+        with _as_it_was(database, store, scope, vector_arm=semantic.vector is not None):
+            fused, _ = fused_search(database, query, scope, pool=RECALL_CANDIDATES, vector=semantic.vector)
+            details = hydrate(database, [hit.path for hit in fused])
     ranked = [details[hit.path] for hit in fused if hit.path in details]
     arcs = [row for row in ranked if row["memory_type"] == "arc"]
     memories = [row for row in ranked if row["memory_type"] != "arc"]

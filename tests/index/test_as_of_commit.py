@@ -99,3 +99,28 @@ def test_a_listed_second_copy_stays_out_of_the_past(store_root: Path) -> None:
     first = commit_files(store_root, {POOL: text, "resources/db/zz-copy.html": text})
     commit_files(store_root, {"areas/inbox/later.html": memory_file("Later", "A later pool note.")})
     assert paths(search(store_root, "64", "--as-of", first)) == [POOL]
+
+
+def test_a_memory_written_later_at_a_path_stays_out_of_the_past(store_root: Path) -> None:
+    slot = "resources/db/pool-ceiling.html"  # where a correction titled "Pool ceiling" is written
+    first = commit_files(store_root, {slot: memory_file("Pool ceiling", "The pool ceiling is 64 connections.")})
+    corrected = run_cli(
+        "correct", slot, "--repo", str(store_root), "--title", "Pool ceiling", "--claim", "The pool ceiling is 96."
+    )
+    assert corrected.status == 0, corrected.stdout + corrected.stderr
+    assert corrected.data["path"] == slot  # the correction is written at the path the old one left
+    archived = str(corrected.data["archivedPath"])
+    then = search(store_root, "pool ceiling", "--as-of", first)
+    assert paths(then) == [archived] and "64" in then["hits"][0]["gist"]
+    assert paths(search(store_root, "96", "--as-of", first)) == []
+
+
+def test_embeddings_off_look_into_the_past_without_an_embedder(store_root: Path) -> None:
+    first, _ = _two_versions(store_root)
+    rebuilt = run_cli("index", "rebuild", "--repo", str(store_root))  # the old text's vector goes
+    assert rebuilt.status == 0, rebuilt.stdout + rebuilt.stderr
+    today = run_cli("search", "--repo", str(store_root), "pool", env={"MEMHTML_EMBED": "off"})
+    then = run_cli("search", "--repo", str(store_root), "pool", "--as-of", first, env={"MEMHTML_EMBED": "off"})
+    assert then.status == 0, then.stdout + then.stderr
+    assert [hit["path"] for hit in then.data["hits"]] == [POOL]
+    assert (then.data["vectorCoverage"], then.data["degraded"]) == (today.data["vectorCoverage"], True)
