@@ -51,5 +51,6 @@ class CorpusReader(Protocol):
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         """(full sha, committer instant) of a commit reference, or None if it names no commit."""
 
-    def renamed_to(self, path: str) -> str | None:
-        """Where the last commit that took `path` out of the tree moved it, if that was a rename."""
+    def moved_from(self, path: str, since: str | None = None) -> tuple[str, str | None] | None:
+        """(the commit that took `path` out of the tree, where it moved it: None if it deleted it), or None
+        if none did: the first such commit after `since`, else the last one, if the path is gone now."""

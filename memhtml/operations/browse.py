@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import PathNotFound
-from memhtml.contracts.paths import confine_memory_path, page_cursor
+from memhtml.contracts.paths import confine_memory_path, is_archived_path, page_cursor
 from memhtml.contracts.vocabulary import MEMORY_RELS
 from memhtml.index.database import Database, membership
 from memhtml.index.scope import Scope, fold_entity, scope_filter
@@ -166,11 +166,22 @@ def resolve(root: Path, raw_path: str) -> dict[str, Any]:
         visited = {requested}
         current = requested
         stop = "hop_limit"
+        # The commit of a step read from git: the index knows its target as it is today, and another
+        # memory may hold that path since, so git says first whether a later commit moved it on.
+        since: str | None = None
         for _ in range(RESOLVE_MAX_HOPS + 1):
-            row = database.rows("SELECT archived, superseded_by FROM files WHERE path = $path", {"path": current})
-            successor, via = _successor(database, current, row)
-            if successor is None and not row:
-                successor, via = reader.renamed_to(current), "rename"
+            row: list[tuple[Any, ...]] = []
+            moved = reader.moved_from(current, since) if since is not None else None
+            if moved is not None:
+                (since, successor), via = moved, _move_kind(moved[1])
+            else:
+                row = database.rows("SELECT archived, superseded_by FROM files WHERE path = $path", {"path": current})
+                successor, via = _successor(database, current, row)
+                since = None
+                if successor is None and not row:
+                    moved = reader.moved_from(current)
+                    if moved is not None and moved[1] is not None:
+                        (since, successor), via = moved, _move_kind(moved[1])
             if successor is None:
                 # A live memory nothing supersedes is the end of the chain.
                 stop = ("archived" if row[0][0] else "live") if row else "unindexed"
@@ -196,6 +207,10 @@ def resolve(root: Path, raw_path: str) -> dict[str, Any]:
     }
 
 
+def _move_kind(target: str | None) -> str:
+    return "archive_move" if target is not None and is_archived_path(target) else "rename"
+
+
 def _successor(database: Database, path: str, row: list[tuple[Any, ...]]) -> tuple[str | None, str]:
     if not row:
         moved = database.value(
@@ -203,7 +218,21 @@ def _successor(database: Database, path: str, row: list[tuple[Any, ...]]) -> tup
             " ORDER BY archived_at DESC NULLS LAST, path DESC LIMIT 1",
             {"path": path},
         )
-        return moved, "archive_move"
+        if moved is not None:
+            return moved, "archive_move"
+        # A link still naming a path the memory left (moved by hand) says what replaced it.
+        return _newest_superseding(database, path), "supersedes"
+    winner = _newest_superseding(database, path)
+    if winner is not None:
+        return winner, "supersedes"
+    archived, superseded_by = row[0]
+    # An archived memory's own successor meta is the fallback for a link the successor no longer holds.
+    if archived and superseded_by and _known(database, superseded_by):
+        return superseded_by, "supersedes"
+    return None, "supersedes"
+
+
+def _newest_superseding(database: Database, path: str) -> str | None:
     # Of several memories superseding this one, the newest word is the one updated last (its own
     # `updated` meta, so the answer is the same before and after a rebuild); the greatest path breaks a tie.
     # Search names the same successor (`hydrate`).
@@ -215,13 +244,7 @@ def _successor(database: Database, path: str, row: list[tuple[Any, ...]]) -> tup
         """,
         {"path": path},
     )
-    if winner is not None:
-        return winner, "supersedes"
-    archived, superseded_by = row[0]
-    # An archived memory's own successor meta is the fallback for a link the successor no longer holds.
-    if archived and superseded_by and _known(database, superseded_by):
-        return superseded_by, "supersedes"
-    return None, "supersedes"
+    return None if winner is None else str(winner)
 
 
 def _known(database: Database, path: str) -> bool:

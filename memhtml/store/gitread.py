@@ -233,22 +233,26 @@ class GitCorpusReader:
                 ids[path] = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
         return ids
 
-    def renamed_to(self, path: str) -> str | None:
-        head = self.head()
-        if head is None or self.tree(head, [path]):
-            return None  # still (or again) in the tree: an older move is not where it is now
+    def moved_from(self, path: str, since: str | None = None) -> tuple[str, str | None] | None:
+        literal = ":(literal)" + path  # a path is a name, never a pattern (`[x].html`)
+        if since is None:
+            head = self.head()
+            if head is None or self.tree(head, [path]):
+                return None  # still (or again) in the tree: an older move is not where it is now
+            arguments = ["log", "-1", "--format=%H %P", "--diff-filter=D", "--no-renames", "--", literal]
+        else:
+            arguments = ["log", "--reverse", "--format=%H %P", "--diff-filter=D", "--no-renames", f"{since}..HEAD"]
+            arguments += ["--", literal]
         # The commit that took the path away, then that commit's own diff with rename detection: limited
         # to one path, git sees a deletion, never the file arriving elsewhere.
-        removing = run_git(
-            self.root, ["log", "-1", "--format=%H %P", "--diff-filter=D", "--no-renames", "--", path]
-        ).stdout.decode()
+        removing = run_git(self.root, arguments).stdout.decode().split("\n", 1)[0]
         commit, _, parents = removing.strip().partition(" ")
         if not commit or not parents:
             return None
         for change in self.changes(parents.split()[0], commit):
             if change.status == "R" and change.old_path == path:
-                return change.path
-        return None
+                return commit, change.path
+        return commit, None
 
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         try:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import git, run_cli
+from tests.index.test_search import commit_files, memory_file
 
 
 def _write(store_root: Path, title: str, claim: str) -> str:
@@ -100,10 +101,8 @@ def test_resolve_mixes_an_archive_move_with_supersedes_links(store_root: Path) -
     assert (resolved["path"], resolved["hops"], resolved["stopReason"]) == (newest, 3, "live")
 
 
-def test_resolve_follows_plain_git_moves_then_links(store_root: Path) -> None:
+def test_resolve_follows_plain_git_moves(store_root: Path) -> None:
     older = _write(store_root, "Epsilon old", "Epsilon is old.")
-    newer = _write(store_root, "Epsilon new", "Epsilon is new.")
-    _link(store_root, newer, "supersedes", older)
     middle, last = "areas/inbox/epsilon-moved.html", "resources/epsilon/epsilon-old.html"
     (store_root / "resources/epsilon").mkdir(parents=True)
     git(store_root, "mv", older, middle)
@@ -111,7 +110,6 @@ def test_resolve_follows_plain_git_moves_then_links(store_root: Path) -> None:
     git(store_root, "mv", middle, last)
     git(store_root, "commit", "-q", "-m", "move again")
     resolved = _resolve(store_root, older)
-    # The link names the first path, so it no longer reaches the moved memory: the chain ends there.
     assert resolved["steps"] == [
         {"from": older, "to": middle, "via": "rename"},
         {"from": middle, "to": last, "via": "rename"},
@@ -139,6 +137,63 @@ def test_resolve_ignores_an_old_move_of_a_path_written_again(store_root: Path) -
     git(store_root, "commit", "-q", "-m", "something else at the old path")
     resolved = _resolve(store_root, first)
     assert (resolved["steps"], resolved["stopReason"]) == ([], "unindexed")
+
+
+def test_resolve_takes_a_path_as_a_name_not_a_pattern(store_root: Path) -> None:
+    bracketed, plain = "areas/inbox/[x].html", "areas/inbox/x.html"
+    commit_files(
+        store_root, {bracketed: memory_file("Bracket", "Theta one."), plain: memory_file("Plain", "Theta two.")}
+    )
+    (store_root / "resources/u").mkdir(parents=True)
+    git(store_root, "mv", bracketed, "resources/u/[x].html")
+    git(store_root, "commit", "-q", "-m", "move the bracketed one")
+    git(store_root, "rm", "-q", plain)  # a later removal of a path the pattern `[x]` would match
+    git(store_root, "commit", "-q", "-m", "drop the plain one")
+    resolved = _resolve(store_root, bracketed)
+    assert resolved["steps"] == [{"from": bracketed, "to": "resources/u/[x].html", "via": "rename"}]
+
+
+def test_resolve_follows_a_moved_memory_not_the_next_one_at_its_path(store_root: Path) -> None:
+    first, second = "areas/inbox/avocet.html", "areas/inbox/dunlin.html"
+    commit_files(
+        store_root, {first: memory_file("Avocet", "Avocets wade."), second: memory_file("Dunlin", "Dunlins flock.")}
+    )
+    (store_root / "resources/w").mkdir(parents=True)
+    git(store_root, "mv", first, "resources/w/avocet.html")
+    git(store_root, "mv", second, "resources/w/dunlin.html")
+    git(store_root, "commit", "-q", "-m", "reorganise")
+    archived = _archive(store_root, "resources/w/avocet.html")
+    (store_root / "resources/z").mkdir(parents=True)
+    git(store_root, "mv", "resources/w/dunlin.html", "resources/z/dunlin.html")
+    git(store_root, "commit", "-q", "-m", "move again")
+    commit_files(
+        store_root,
+        {
+            "resources/w/avocet.html": memory_file("Curlew", "Curlews probe."),
+            "resources/w/dunlin.html": memory_file("Knot", "Knots gather."),
+        },
+    )
+    avocet = _resolve(store_root, first)
+    assert avocet["steps"] == [
+        {"from": first, "to": "resources/w/avocet.html", "via": "rename"},
+        {"from": "resources/w/avocet.html", "to": archived, "via": "archive_move"},
+    ]
+    assert (avocet["stopReason"], avocet["title"]) == ("archived", "Avocet")
+    dunlin = _resolve(store_root, second)
+    assert [step["to"] for step in dunlin["steps"]] == ["resources/w/dunlin.html", "resources/z/dunlin.html"]
+    assert (dunlin["stopReason"], dunlin["title"]) == ("live", "Dunlin")
+
+
+def test_resolve_of_a_moved_superseded_path_follows_the_link_that_names_it(store_root: Path) -> None:
+    older = _write(store_root, "Iota old", "Iota is old.")
+    newer = _write(store_root, "Iota new", "Iota is new.")
+    _link(store_root, newer, "supersedes", older)
+    (store_root / "resources/sea").mkdir(parents=True)
+    git(store_root, "mv", older, "resources/sea/iota-old.html")
+    git(store_root, "commit", "-q", "-m", "move the old one")
+    resolved = _resolve(store_root, older)
+    assert resolved["steps"] == [_supersedes(older, newer)]
+    assert (resolved["path"], resolved["stopReason"]) == (newer, "live")
 
 
 def test_resolve_stops_at_an_archived_successor(store_root: Path) -> None:
