@@ -21,7 +21,7 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
     "prompt_id", "turn_uuid", "task_status", "due_at", "frame_key", "indexed_at", "active_hash",
 )  # fmt: skip
 CHILD_TABLES: Final[tuple[str, ...]] = ("file_tags", "file_entities", "file_facets", "file_citations")
-# Second active copies of an article the index holds at a smaller path (see `_without_duplicate_hashes`).
+# Second active copies of an article the index holds in another file (see `held_first`).
 DUPLICATES_TABLE: Final[str] = "duplicate_files"
 ALL_TABLES: Final[tuple[str, ...]] = (*CHILD_TABLES, "edges", "postings", "terms", "files", DUPLICATES_TABLE)
 

@@ -1,5 +1,6 @@
 -- Second active copies of one article (a hand copy, say). The index holds one memory per active content
--- hash, the copy at the smallest path; the others are listed here with the bytes they were read from,
+-- hash: a committed copy before an uncommitted one, then the copy at the smallest path. The others are
+-- listed here with the bytes they were read from (HEAD's, or the working tree's when uncommitted),
 -- so that when the held copy goes (deleted, edited, archived) the next one takes its place at once,
 -- as a rebuild would have chosen it. Rows come and go with their path, like every other table's.
 CREATE TABLE duplicate_files (
