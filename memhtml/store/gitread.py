@@ -120,6 +120,8 @@ class GitCorpusReader:
         return self._head_read[0]
 
     def tree(self, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
+        if paths is not None and not paths:
+            return {}  # an empty pathspec would list the whole tree
         # A short explicit list is cheaper as a pathspec; a long one would overflow the argument list.
         pathspec = list(paths) if paths is not None and len(paths) <= 256 else list(_BUCKETS)
         entries = {
