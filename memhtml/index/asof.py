@@ -45,23 +45,24 @@ def past_versions(database: Database, tree: Mapping[str, str], committed: str) -
     if not tree:
         return [], []
     live = sorted(tree)
-    held = dict(
-        database.rows(
-            "SELECT path, blob_sha FROM files WHERE NOT archived AND path IN (SELECT unnest($live))", {"live": live}
-        )
+    # One statement, so the commit's path list crosses into DuckDB once (at 10k, 33.5 ms against 37-41 ms
+    # for three): today's row at each path, archived rows that stand for one, listed second copies.
+    rows = database.rows(
+        """
+        WITH live AS (SELECT unnest($live) AS path)
+        SELECT 'held', path, blob_sha FROM files WHERE NOT archived AND path IN (SELECT path FROM live)
+        UNION ALL
+        SELECT 'archived', origin_path, NULL FROM files
+        WHERE archived AND origin_path IN (SELECT path FROM live) AND coalesce(archived_at, '9999') > $committed
+        UNION ALL
+        SELECT 'listed', path, blob_sha FROM duplicate_files WHERE path IN (SELECT path FROM live)
+        """,
+        {"live": live, "committed": committed},
     )
-    archived_since = {
-        str(row[0])
-        for row in database.rows(
-            "SELECT origin_path FROM files WHERE archived AND origin_path IN (SELECT unnest($live))"
-            " AND coalesce(archived_at, '9999') > $committed",
-            {"live": live, "committed": committed},
-        )
-    }
+    held = {str(path): blob for kind, path, blob in rows if kind == "held"}
+    archived_since = {str(path) for kind, path, _ in rows if kind == "archived"}
     # A second copy the index lists rather than holds was a second copy then too: it stays out.
-    listed = dict(
-        database.rows("SELECT path, blob_sha FROM duplicate_files WHERE path IN (SELECT unnest($live))", {"live": live})
-    )
+    listed = {str(path): blob for kind, path, blob in rows if kind == "listed"}
     past = [
         path
         for path in live
