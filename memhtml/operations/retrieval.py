@@ -13,7 +13,6 @@ from memhtml.contracts.instants import is_sortable_instant
 from memhtml.contracts.paths import is_archived_path
 from memhtml.domain.ranking import ARM_LIMIT, MMR_LAMBDA, MMR_POOL_FACTOR, mmr
 from memhtml.domain.tokens import QueryTerms, content_terms, parse_query
-from memhtml.index.asof import overlay, past_versions
 from memhtml.index.database import Database
 from memhtml.index.scope import AsOfCommit, AsOfValidity, Scope
 from memhtml.index.search import QueryVector, archived_matches, fused_search, hydrate
@@ -81,12 +80,15 @@ def _as_it_was(database: Database, store: Store, scope: Scope, *, vector_arm: bo
     if not isinstance(scope.as_of, AsOfCommit):
         yield
         return
+    # Imported here: the overlay's rows bring the HTML parser (≈40 ms), which only a look into a past that
+    # today's index does not hold needs; every other search would pay for it.
+    from memhtml.index.asof import overlay, past_versions
+
     tree = scope.as_of.live_blobs
     past, replaced = past_versions(database, tree, scope.as_of.instant)
     if not past and not replaced:
         yield
         return
-    # Imported here: the parser is paid for only by a look into a past that today's index does not hold.
     from memhtml.index.parallel import PendingProjection, projection_pool
     from memhtml.index.projection import FileProjection
 
