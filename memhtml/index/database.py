@@ -257,14 +257,44 @@ def index_exists(root: Path) -> bool:
 
 
 @contextmanager
-def open_database(root: Path, *, read_only: bool = False, lock_wait: float = LOCK_RETRY_SECONDS) -> Iterator[Database]:
+def open_database(
+    root: Path,
+    *,
+    read_only: bool = False,
+    lock_wait: float = LOCK_RETRY_SECONDS,
+    meanwhile: Callable[[], object] | None = None,
+) -> Iterator[Database]:
     """Open (creating and migrating on first use) both planes of the store at `root`, then close.
-    While another process holds a file, retry for up to `lock_wait` seconds (0: try once)."""
+    While another process holds a file, retry for up to `lock_wait` seconds (0: try once).
+
+    `meanwhile` is the caller's own preparation (imports, loading a model), which must not need the
+    database: it runs in this thread while DuckDB starts its instance on another. The start is ≈25–60 ms
+    of native code that lets Python run beside it, and most commands leave the second core idle then.
+    """
     index_file, state_file = database_paths(root)
     if not (index_file.exists() and state_file.exists()):
         index_file.parent.mkdir(parents=True, exist_ok=True)
         _publish_missing({index_file: "index", state_file: "state"})
     shared = bool(_shared_instance)
+
+    def open_planes() -> Database:
+        return _open_planes(index_file, state_file, read_only, lock_wait, shared=shared)
+
+    if meanwhile is None:
+        database = open_planes()
+    elif shared:  # attaching to the running instance takes ≈2 ms: nothing to overlap
+        meanwhile()
+        database = open_planes()
+    else:
+        database = _open_beside(open_planes, meanwhile)
+    try:
+        yield database
+    finally:
+        database.close()
+
+
+def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait: float, *, shared: bool) -> Database:
+    """Both planes attached to one connection and migrated; nothing is left open when it fails."""
     connection = (_attach_shared if shared else _connect_with_retry)(index_file, read_only, lock_wait)
     try:
         database = Database(connection, read_only, shared=shared)
@@ -280,9 +310,41 @@ def open_database(root: Path, *, read_only: bool = False, lock_wait: float = LOC
         if not read_only and pending_migrations(database):
             apply_migrations(database, "main", migrations_root() / "index")
             apply_migrations(database, "state", migrations_root() / "state")
-        yield database
-    finally:
+    except BaseException:
         database.close()
+        raise
+    return database
+
+
+def _open_beside(open_planes: Callable[[], Database], meanwhile: Callable[[], object]) -> Database:
+    """`open_planes()` on a thread of its own while `meanwhile()` runs in this one; the open's failure is
+    raised here, and a failure of `meanwhile` closes whatever the open opened before it is raised."""
+    import threading
+
+    opened: list[Database] = []
+    failed: list[BaseException] = []
+
+    def open_in_background() -> None:
+        try:
+            opened.append(open_planes())
+        except BaseException as error:  # handed to the caller's thread, which raises it
+            failed.append(error)
+
+    # A daemon, so an interrupted caller does not wait for a lock the open may still be retrying; the
+    # open's own retries are bounded by `lock_wait` either way.
+    opener = threading.Thread(target=open_in_background, name="memhtml-open-index", daemon=True)
+    opener.start()
+    try:
+        meanwhile()
+    except BaseException:
+        opener.join()
+        for database in opened:
+            database.close()
+        raise
+    opener.join()
+    if failed:
+        raise failed[0]
+    return opened[0]
 
 
 def _publish_missing(planes: Mapping[Path, str]) -> None:
