@@ -113,17 +113,16 @@ class Database:
             {name: list(columns[name]) for name in names},
         )
 
-    def insert_integers(self, table: str, columns: Mapping[str, Sequence[int]], *, order_by: str | None = None) -> None:
-        """Insert integer columns in one statement, optionally sorted: a NumPy batch when large (no
-        per-value checks), list parameters when small (importing NumPy alone costs ≈70 ms)."""
+    def insert_integers(self, table: str, columns: Mapping[str, Sequence[int]]) -> None:
+        """Insert integer columns in one statement: a NumPy batch when large (no per-value checks), list
+        parameters when small (importing NumPy alone costs ≈70 ms)."""
         names = list(columns)
         if not names or not columns[names[0]]:
             return
-        order = f" ORDER BY {order_by}" if order_by else ""
         if len(columns[names[0]]) < NUMPY_BATCH_THRESHOLD:
             selects = ", ".join(f"unnest(${name}) AS {name}" for name in names)
             self.run(
-                f"INSERT INTO {table} ({', '.join(names)}) SELECT * FROM (SELECT {selects}){order}",
+                f"INSERT INTO {table} ({', '.join(names)}) SELECT {selects}",
                 {name: list(columns[name]) for name in names},
             )
             return
@@ -132,7 +131,7 @@ class Database:
         view = f"batch_{table}"
         self._connection.register(view, {name: numpy.asarray(columns[name], dtype=numpy.int64) for name in names})
         try:
-            self.run(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {view}{order}")
+            self.run(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {view}")
         finally:
             self._connection.unregister(view)
 
@@ -230,12 +229,6 @@ def membership(column: str, name: str, values: Collection[Any]) -> tuple[str, di
     names = [f"{name}_{number}" for number in range(len(listed))]
     placeholders = ", ".join(f"${parameter}" for parameter in names)
     return f"{column} IN ({placeholders})", dict(zip(names, listed, strict=True))
-
-
-def prepare_bulk_inserts() -> None:
-    """Import NumPy, which every large insert uses, now: ≈60–70 ms that a rebuild spends while its
-    workers project the first slice instead of after they are done."""
-    import numpy  # noqa: F401
 
 
 def _array_kind(values: Sequence[Any]) -> str | None:

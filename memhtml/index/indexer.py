@@ -8,12 +8,14 @@ catch-up costs what changed, not the corpus.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, Final
 
 from memhtml.contracts.corpus import CorpusReader, TreeChange
 from memhtml.contracts.errors import GitFailure
-from memhtml.index.database import Database, membership, prepare_bulk_inserts
-from memhtml.index.parallel import Item, PendingProjection, project_slices, projection_pool
+from memhtml.index.bulkload import StagedLoader
+from memhtml.index.database import Database, membership
+from memhtml.index.parallel import Item, PendingProjection, project_slices, projection_pool, work_slices
 from memhtml.index.projection import FileProjection, SkippedFile, relocated
 from memhtml.index.rows import (
     ALL_TABLES,
@@ -24,6 +26,7 @@ from memhtml.index.rows import (
     rename_path,
     store_projections,
 )
+from memhtml.index.staging import stage_items, staging_directory
 from memhtml.index.watermark import watermark
 
 # Files are read and projected in slices so a 100k-file rebuild never holds every blob at once.
@@ -97,14 +100,19 @@ def rebuild(
             contents = reader.blobs(tree[path] for path in batch)
             return [(path, tree[path], contents.get(tree[path])) for path in batch]
 
-        with projection_pool(len(paths)) as pool:
+        # Each process writes the projections it makes into a staging file that DuckDB loads itself.
+        with staging_directory() as directory, projection_pool(len(paths)) as pool:
+            loader = StagedLoader(database)
             stored = 0
-            bulk = prepare_bulk_inserts if pool is not None else None
-            for batch, results in project_slices(pool, slices, read, now, meanwhile=bulk):
-                _store(database, _sorted_results(database, results, report), report, bulk=True)
+            for batch, chunks in work_slices(pool, slices, read, partial(stage_items, now=now, directory=directory)):
+                for chunk in chunks:
+                    report.skipped += chunk.skipped
+                    report.projected_paths.update(staged.path for staged in chunk.projected)
+                report.skipped += loader.load(chunks)
                 stored += len(batch)
                 if progress is not None:
                     progress(stored, len(paths))
+            loader.close()
         _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
         _promote_duplicates(database, reader, head, now, report)
         _settle_skipped(database, report)
@@ -316,10 +324,8 @@ def _settle_skipped(database: Database, report: PassReport) -> None:
     report.skipped = [item for path, item in sorted(last.items()) if path not in held]
 
 
-def _store(
-    database: Database, projections: Sequence[FileProjection], report: PassReport, *, bulk: bool = False
-) -> None:
-    skipped = store_projections(database, projections, bulk=bulk, from_disk=report.from_disk)
+def _store(database: Database, projections: Sequence[FileProjection], report: PassReport) -> None:
+    skipped = store_projections(database, projections, from_disk=report.from_disk)
     arriving = {projection.path for projection in projections}
     report.displaced.update(item.path for item in skipped if item.path not in arriving)
     report.skipped += skipped

@@ -12,7 +12,8 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, Final, Generic, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
@@ -61,7 +62,7 @@ def projection_pool(file_count: int) -> Iterator[Executor | None]:
     # A fork server imports the projection once; forking it is then cheap, and the parent's DuckDB
     # threads are never forked.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["memhtml.index.projection"])
+    context.set_forkserver_preload(["memhtml.index.projection", "memhtml.index.staging"])
     # Booting the fork server (a fresh interpreter importing the projection, ≈60 ms) starts now, while the
     # caller reads its first slice's blobs; the first submit would otherwise wait for all of it.
     try:
@@ -140,35 +141,53 @@ def in_order(
         yield oldest, answer(oldest, future)
 
 
-class PendingProjection:
-    """Projections of one slice, computed now (no pool) or in workers (collected by `results`)."""
+class PendingWork(Generic[Answer]):
+    """`work` done on one slice's items in chunks of `CHUNK_FILES`: now (no pool) or in workers, collected
+    by `results`, one answer per chunk in order. `work` must be picklable (a module-level function, or a
+    `functools.partial` of one)."""
 
-    def __init__(self, pool: Executor | None, items: Sequence[Item], now: str) -> None:
+    def __init__(self, pool: Executor | None, items: Sequence[Item], work: Callable[[Sequence[Item]], Answer]) -> None:
         self._items = items
-        self._now = now
-        self._ready: list[Projected] | None = None
-        self._futures: list[Future[list[Projected]]] = []
+        self._work = work
+        self._ready: list[Answer] | None = None
+        self._futures: list[Future[Answer]] = []
         if pool is None:
-            self._ready = project_items(items, now)
+            self._ready = self._here()
             return
         from concurrent.futures.process import BrokenProcessPool
 
         try:
             for start in range(0, len(items), CHUNK_FILES):
-                self._futures.append(pool.submit(project_items, list(items[start : start + CHUNK_FILES]), now))
+                self._futures.append(pool.submit(work, list(items[start : start + CHUNK_FILES])))
         except (BrokenProcessPool, OSError, RuntimeError):
-            self._ready = project_items(items, now)
+            self._ready = self._here()
 
-    def results(self) -> list[Projected]:
-        """The slice's projections; if the workers died (or could not start), computed here instead."""
+    def results(self) -> list[Answer]:
+        """The chunks' answers; if the workers died (or could not start), computed here instead."""
         if self._ready is not None:
             return self._ready
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            return [projected for future in self._futures for projected in future.result()]
+            return [future.result() for future in self._futures]
         except (BrokenProcessPool, OSError):
-            return project_items(self._items, self._now)
+            return self._here()
+
+    def _here(self) -> list[Answer]:
+        return [
+            self._work(self._items[start : start + CHUNK_FILES]) for start in range(0, len(self._items), CHUNK_FILES)
+        ]
+
+
+class PendingProjection:
+    """Projections of one slice, computed now (no pool) or in workers (collected by `results`)."""
+
+    def __init__(self, pool: Executor | None, items: Sequence[Item], now: str) -> None:
+        self._pending = PendingWork(pool, items, partial(project_items, now=now))
+
+    def results(self) -> list[Projected]:
+        """The slice's projections, in order."""
+        return [projected for chunk in self._pending.results() for projected in chunk]
 
 
 def project_slices(
@@ -179,25 +198,38 @@ def project_slices(
     *,
     meanwhile: Callable[[], None] | None = None,
 ) -> Iterator[tuple[Slice, list[Projected]]]:
-    """Each slice with its projections, in order; `read` gives a slice's items (its blobs, from git),
-    and `meanwhile` runs once the first slice is with the workers (before it when there are none).
+    """Each slice with its projections, in order (see `work_slices`)."""
+    for batch, chunks in work_slices(pool, slices, read, partial(project_items, now=now), meanwhile=meanwhile):
+        yield batch, [projected for chunk in chunks for projected in chunk]
+
+
+def work_slices(
+    pool: Executor | None,
+    slices: Sequence[Slice],
+    read: Callable[[Slice], Sequence[Item]],
+    work: Callable[[Sequence[Item]], Answer],
+    *,
+    meanwhile: Callable[[], None] | None = None,
+) -> Iterator[tuple[Slice, list[Answer]]]:
+    """Each slice with `work`'s answers for its chunks, in order; `read` gives a slice's items (its blobs,
+    from git), and `meanwhile` runs once the first slice is with the workers (before it when there are none).
 
     With a pool the work runs as a pipeline, so no stage waits for another between slices: a thread
-    reads the blobs of the slice after next while the workers project the next slice and the caller
-    writes this one's rows (a 10k rebuild spent ≈0.5 s reading blobs with its workers idle).
+    reads the blobs of the slice after next while the workers work the next slice and the caller
+    stores this one's answers (a 10k rebuild spent ≈0.5 s reading blobs with its workers idle).
     """
     if pool is None or not slices:
         if meanwhile is not None:
             meanwhile()
         for batch in slices:
-            yield batch, PendingProjection(pool, read(batch), now).results()
+            yield batch, PendingWork(pool, read(batch), work).results()
         return
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memhtml-blob-reader") as reader:
         unread = deque(slices)
         reads: deque[tuple[Slice, Future[Sequence[Item]]]] = deque()
-        submitted: deque[tuple[Slice, PendingProjection]] = deque()
+        submitted: deque[tuple[Slice, PendingWork[Answer]]] = deque()
 
         def read_next() -> None:
             if unread:
@@ -206,7 +238,7 @@ def project_slices(
 
         def submit_next() -> None:
             batch, items = reads.popleft()
-            submitted.append((batch, PendingProjection(pool, items.result(), now)))
+            submitted.append((batch, PendingWork(pool, items.result(), work)))
             read_next()
 
         read_next()

@@ -149,33 +149,30 @@ def store_projections(
     database: Database,
     projections: Sequence[FileProjection],
     *,
-    bulk: bool = False,
     from_disk: Collection[str] = frozenset(),
 ) -> list[SkippedFile]:
     """Replace the rows of each projected path; of two active copies of one article, one is held and the
     other listed as a duplicate and reported skipped (see `_without_duplicate_hashes`).
 
-    Callers run this inside a transaction. Existing paths keep their doc_id. `bulk` is for a rebuild
-    into emptied tables: nothing to replace, and postings are stored clustered by term. `from_disk`:
+    Callers run this inside a transaction. Existing paths keep their doc_id (a rebuild into emptied
+    tables takes `bulkload` instead). `from_disk`:
     the paths whose rows hold (or will hold) working-tree bytes that are not HEAD's.
     """
     if not projections:
         return []
     paths = [projection.path for projection in projections]
-    existing_ids: dict[str, int] = {}
-    if not bulk:
-        forget_duplicates(database, paths)
-        existing_ids = _indexed_doc_ids(database, paths)
-        _remove_rows(database, existing_ids)
+    forget_duplicates(database, paths)
+    existing_ids = _indexed_doc_ids(database, paths)
+    _remove_rows(database, existing_ids)
     accepted, skipped = _without_duplicate_hashes(database, projections, from_disk)
     if not accepted:
         return skipped
     fresh = [projection.path for projection in accepted if projection.path not in existing_ids]
-    new_ids = _next_doc_ids(database, len(fresh))
+    new_ids = next_doc_ids(database, len(fresh))
     doc_ids = {**existing_ids, **dict(zip(fresh, new_ids, strict=True))}
     _insert_files(database, accepted, doc_ids)
     _insert_children(database, accepted)
-    _insert_postings(database, accepted, doc_ids, sort_postings=bulk)
+    _insert_postings(database, accepted, doc_ids)
     return skipped
 
 
@@ -208,10 +205,10 @@ def _without_duplicate_hashes(
         if owner is not None and owner[0] != projection.path:
             held, held_blob = owner
             if held_first(held, from_disk) < held_first(projection.path, from_disk):
-                skipped.append(SkippedFile(projection.path, _duplicate_reason(held)))
+                skipped.append(SkippedFile(projection.path, duplicate_reason(held)))
                 listed.append((projection.path, active_hash, projection.row["blob_sha"]))
                 continue
-            skipped.append(SkippedFile(held, _duplicate_reason(projection.path)))
+            skipped.append(SkippedFile(held, duplicate_reason(projection.path)))
             listed.append((held, active_hash, held_blob))
             displaced.append(held)
         owners[active_hash] = (projection.path, projection.row["blob_sha"])
@@ -226,11 +223,12 @@ def _without_duplicate_hashes(
     return accepted, skipped
 
 
-def _duplicate_reason(held: str) -> str:
+def duplicate_reason(held: str) -> str:
+    """Why a second active copy of an article is left out of the index."""
     return f"duplicate of {held}: same content hash, both active"
 
 
-def _next_doc_ids(database: Database, count: int) -> list[int]:
+def next_doc_ids(database: Database, count: int) -> list[int]:
     if count == 0:
         return []
     rows = database.rows("SELECT nextval('doc_ids') FROM range($count)", {"count": count})
@@ -245,7 +243,7 @@ def insert_rows(
     the `terms` the statement sees already holds."""
     _insert_files(database, projections, doc_ids, prefix=prefix)
     _insert_children(database, projections, prefix=prefix)
-    _insert_postings(database, projections, doc_ids, sort_postings=False, prefix=prefix)
+    _insert_postings(database, projections, doc_ids, prefix=prefix)
 
 
 def _insert_files(
@@ -286,7 +284,6 @@ def _insert_postings(
     projections: Sequence[FileProjection],
     doc_ids: Mapping[str, int],
     *,
-    sort_postings: bool,
     prefix: str = "",
 ) -> None:
     vocabulary = sorted({term for projection in projections for term in projection.terms})
@@ -311,8 +308,5 @@ def _insert_postings(
         doc_column.extend([doc_ids[projection.path]] * len(terms))
         lengths.extend([projection.row["doc_len"]] * len(terms))
     database.insert_integers(
-        f"{prefix}postings",
-        {"term_id": term_ids, "doc_id": doc_column, "tf": frequencies, "dl": lengths},
-        # Clustered by term, row-group zonemaps prune the scans of a query's terms.
-        order_by="term_id, doc_id" if sort_postings else None,
+        f"{prefix}postings", {"term_id": term_ids, "doc_id": doc_column, "tf": frequencies, "dl": lengths}
     )

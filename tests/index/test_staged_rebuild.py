@@ -1,0 +1,140 @@
+"""A rebuild loads its projections through staging files (`index/staging.py`, `index/bulkload.py`): the
+rows it leaves are those the row-wise path of an update stores for the same commits, whatever the
+slicing, and no staging file outlives the rebuild."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from memhtml.index import indexer, parallel
+from memhtml.index.database import database_paths, open_database
+from memhtml.index.indexer import rebuild, update
+from memhtml.store.gitread import GitCorpusReader
+from tests.conftest import git
+from tests.index.test_indexer import snapshot
+from tests.index.test_search import commit_files, memory_file
+
+NOW = "2026-11-30T06:00:00Z"
+
+RICH_ARTICLE = (
+    "<p><mark>The pool ceiling of {name} is 64</mark> since <time datetime=\"2026-03-0{day}\">March</time>.</p>"
+    "<dl><dt>ceiling</dt><dd><data value=\"64\">64</data> connections</dd><dt>owner</dt><dd>team {name}</dd></dl>"
+    "<p>See <q cite=\"https://example.invalid/{name}\">pools are shared</q> and <cite>The {name} runbook</cite>;"
+    " <dfn>ceiling</dfn> means INV-2024-00{day} for <code data-lang=\"python\">pool.max</code>.</p>"
+    "<p>我今天吃了苹果 in 東京 ＲＴＸ４０９０ v5.8.{day}</p>"
+)
+
+
+def rich_memory(name: str, day: int, **head: object) -> str:
+    return memory_file(
+        f"Pool {name}",
+        "",
+        article=RICH_ARTICLE.format(name=name, day=day),
+        tags=("db", f"pool-{name}"),
+        entities=("service:db", f"person:{name}"),
+        **head,  # type: ignore[arg-type]
+    )
+
+
+def build_history(root: Path) -> None:
+    """Commits of rich memories, a copy of one memory at a later path in another commit, a task, a file
+    that fails the format check and one that is not UTF-8; the index follows each commit row by row."""
+    batches: list[dict[str, str]] = [
+        {
+            f"resources/db/pool-{name}.html": rich_memory(name, day, confidence=0.125 * day, importance=day)
+            for day, name in enumerate(("alpha", "bravo", "charlie"), start=1)
+        },
+        {
+            "projects/payments/retry.html": memory_file(
+                "Retry budget",
+                "The retry budget of the gateway is 3.",
+                links=(("memhtml-relates-to", "/resources/db/pool-alpha.html"),),
+            ),
+            "areas/ops/task.html": memory_file("Rotate", "Rotate the deploy key.", memory_type="task", task_status="todo"),
+        },
+        {
+            # A second active copy of an article, at a path after the first: listed, not held.
+            "resources/db/zz-copy-of-alpha.html": rich_memory("alpha", 1, confidence=0.125, importance=1),
+            "areas/inbox/broken.html": "<p>no article</p>",
+        },
+        {
+            "areas/inbox/latin1.html": "caf\xe9",
+            **{f"areas/inbox/m{number:02d}.html": rich_memory(f"m{number}", number % 9 + 1) for number in range(9)},
+        },
+    ]
+    for number, files in enumerate(batches):
+        if "areas/inbox/latin1.html" in files:
+            target = root / "areas/inbox/latin1.html"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(files.pop("areas/inbox/latin1.html").encode("latin-1"))
+            git(root, "add", "--", "areas/inbox/latin1.html")
+        commit_files(root, files, message=f"batch {number}")
+        with open_database(root) as database:
+            update(database, GitCorpusReader(root), NOW)
+
+
+@pytest.mark.parametrize("slice_files", [2, 5, indexer.REBUILD_SLICE])
+def test_a_staged_rebuild_stores_the_rows_of_the_row_wise_path(
+    store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slice_files: int
+) -> None:
+    build_history(store_root)
+    followed = snapshot(store_root)
+    assert followed["duplicates"], "the scenario lists a second copy"
+    assert any(row for row in followed["children"]["file_facets"] if row[3] == 64.0)
+    assert any(row[2] is None for row in followed["children"]["file_citations"])  # a <cite> has no href
+    copy = tmp_path / "copy"
+    shutil.copytree(store_root, copy, symlinks=True)
+    for database_file in database_paths(copy):
+        database_file.unlink()
+    monkeypatch.setattr(indexer, "REBUILD_SLICE", slice_files)
+    monkeypatch.setattr(parallel, "CHUNK_FILES", 2)  # several staging files a slice
+    with open_database(copy) as database:
+        report = rebuild(database, GitCorpusReader(copy), NOW)
+    assert snapshot(copy) == followed
+    skipped = {item.path: item.reason for item in report.skipped}
+    assert skipped["resources/db/zz-copy-of-alpha.html"] == (
+        "duplicate of resources/db/pool-alpha.html: same content hash, both active"
+    )
+    assert set(skipped) == {"resources/db/zz-copy-of-alpha.html", "areas/inbox/broken.html", "areas/inbox/latin1.html"}
+    assert report.files_indexed == 14
+
+
+def test_doc_ids_follow_path_order_and_postings_are_clustered_by_term(store_root: Path) -> None:
+    build_history(store_root)
+    for database_file in database_paths(store_root):
+        database_file.unlink()
+    with open_database(store_root) as database:
+        rebuild(database, GitCorpusReader(store_root), NOW)
+        paths_by_id = [row[0] for row in database.rows("SELECT path FROM files ORDER BY doc_id")]
+        postings = database.rows("SELECT term_id, doc_id FROM postings")  # in stored order
+        terms = [row[0] for row in database.rows("SELECT term FROM terms ORDER BY term_id")]
+    assert paths_by_id == sorted(paths_by_id)
+    assert postings == sorted(postings)
+    assert terms == sorted(terms)  # one slice: new terms are numbered in sorted order
+
+
+def test_no_staging_file_outlives_a_rebuild_that_lands_or_fails(
+    store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_history(store_root)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    with open_database(store_root) as database:
+        rebuild(database, GitCorpusReader(store_root), NOW)
+    assert list(scratch.iterdir()) == []
+
+    from memhtml.index import bulkload
+
+    def fail_after_reading(self: bulkload.StagedLoader, *args: object) -> list[object]:
+        raise RuntimeError("the disk went away")
+
+    monkeypatch.setattr(bulkload.StagedLoader, "_load", fail_after_reading)
+    with open_database(store_root) as database, pytest.raises(RuntimeError):
+        rebuild(database, GitCorpusReader(store_root), NOW)
+    assert list(scratch.iterdir()) == []
+    assert snapshot(store_root)["files"], "the failed rebuild left the index it found"
