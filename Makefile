@@ -4,15 +4,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_WORKERS ?= 2
+# The modules mypyc compiles (pyproject.toml): a change to one must rebuild, or its stale build runs.
+COMPILED := $(shell sed -n '/^\[tool.memhtml.compiled\]/,/^\]/p' pyproject.toml | grep -o 'memhtml/[a-z_/]*\.py')
 
 .PHONY: demo test check lint typecheck importlint bench eval stress clean venv
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py $(COMPILED)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -65,4 +67,5 @@ eval: $(STAMP)
 	@$(BIN)/memhtml eval supersession --mode $(EVAL_MODE) --json
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist memhtml.egg-info memhtml__mypyc.*.so
+	find memhtml -name '*.so' -delete

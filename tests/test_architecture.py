@@ -121,3 +121,33 @@ def test_a_search_loads_neither_the_commit_machinery_nor_the_recall_fold(store_r
     # Nor the HTML parser and the projection (≈40 ms): a search reads the index, never a file; only a look
     # into a past commit projects the memories the index does not hold.
     assert {"selectolax", "memhtml.html.parser", "memhtml.index.projection", "memhtml.index.asof"} & loaded == set()
+
+
+def compiled_sources() -> list[Path]:
+    """The modules pyproject.toml has mypyc compile (`[tool.memhtml.compiled]`)."""
+    import tomllib
+
+    settings = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    return [PACKAGE.parent / name for name in settings["tool"]["memhtml"]["compiled"]["modules"]]
+
+
+def test_the_compiled_modules_run_compiled_and_from_their_current_source() -> None:
+    # A compiled module shadows its source: an edit made after the build would not run, and the tests would
+    # pass or fail on code that is not there. `make` reinstalls when a listed source changes.
+    import importlib
+    import os
+
+    pure = os.environ.get("MEMHTML_PURE_PYTHON") == "1"
+    stale, uncompiled = [], []
+    for source in compiled_sources():
+        assert source.is_file(), source
+        dotted = ".".join(source.relative_to(PACKAGE.parent).with_suffix("").parts)
+        loaded = Path(str(importlib.import_module(dotted).__file__))
+        if pure:
+            assert loaded.suffix == ".py", loaded
+        elif loaded.suffix != ".so":
+            uncompiled.append(dotted)
+        elif loaded.stat().st_mtime < source.stat().st_mtime:
+            stale.append(dotted)
+    assert uncompiled == [], "built without mypyc: reinstall (make venv), or set MEMHTML_PURE_PYTHON=1"
+    assert stale == [], "edited after the build: reinstall (make venv) to compile them again"

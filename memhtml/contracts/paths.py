@@ -19,7 +19,8 @@ MAX_SEGMENT_BYTES: Final[int] = 255  # what file systems accept for one name
 MAX_COLLISION_ORDINAL: Final[int] = 1000
 _NON_SLUG: Final = re.compile(r"[^a-z0-9]+")
 _CONTROL_CHARACTER: Final = re.compile(r"[\x00-\x1f\x7f]")
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# A raw string: `re` reads the escapes, since mypyc cannot compile a lone surrogate in a literal.
+_LONE_SURROGATE: Final = re.compile(r"[\ud800-\udfff]")
 # C1 controls, zero-width and bidi-control characters, the BOM and the soft hyphen: a new name carrying
 # one displays as another (`resources/\u202egnp.html` shows as `lmth.png`). Names already in a corpus
 # are judged by `path_problem` and stay readable.

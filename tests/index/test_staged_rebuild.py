@@ -21,10 +21,10 @@ from tests.index.test_search import commit_files, memory_file
 NOW = "2026-11-30T06:00:00Z"
 
 RICH_ARTICLE = (
-    "<p><mark>The pool ceiling of {name} is 64</mark> since <time datetime=\"2026-03-0{day}\">March</time>.</p>"
-    "<dl><dt>ceiling</dt><dd><data value=\"64\">64</data> connections</dd><dt>owner</dt><dd>team {name}</dd></dl>"
-    "<p>See <q cite=\"https://example.invalid/{name}\">pools are shared</q> and <cite>The {name} runbook</cite>;"
-    " <dfn>ceiling</dfn> means INV-2024-00{day} for <code data-lang=\"python\">pool.max</code>.</p>"
+    '<p><mark>The pool ceiling of {name} is 64</mark> since <time datetime="2026-03-0{day}">March</time>.</p>'
+    '<dl><dt>ceiling</dt><dd><data value="64">64</data> connections</dd><dt>owner</dt><dd>team {name}</dd></dl>'
+    '<p>See <q cite="https://example.invalid/{name}">pools are shared</q> and <cite>The {name} runbook</cite>;'
+    ' <dfn>ceiling</dfn> means INV-2024-00{day} for <code data-lang="python">pool.max</code>.</p>'
     "<p>我今天吃了苹果 in 東京 ＲＴＸ４０９０ v5.8.{day}</p>"
 )
 
@@ -54,7 +54,9 @@ def build_history(root: Path) -> None:
                 "The retry budget of the gateway is 3.",
                 links=(("memhtml-relates-to", "/resources/db/pool-alpha.html"),),
             ),
-            "areas/ops/task.html": memory_file("Rotate", "Rotate the deploy key.", memory_type="task", task_status="todo"),
+            "areas/ops/task.html": memory_file(
+                "Rotate", "Rotate the deploy key.", memory_type="task", task_status="todo"
+            ),
         },
         {
             # A second active copy of an article, at a path after the first: listed, not held.
