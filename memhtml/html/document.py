@@ -23,16 +23,20 @@ from memhtml.html.metavalues import (
 )
 from memhtml.html.parser import parse_document
 from memhtml.html.serialize import serialize_nodes
-from memhtml.html.tree import Element, Text, iter_elements
+from memhtml.html.tree import Element, Text, elements_in, iter_elements
 
 
 class ParsedMemory(NamedTuple):
-    """One memory file as read. `content_hash` is recomputed; `stated_content_hash` is the head's claim."""
+    """One memory file as read. `content_hash` is recomputed; `stated_content_hash` is the head's claim.
+
+    `article` is the parsed element itself (compared by identity, as elements are): its markup is
+    serialized only when asked for (`article_inner_html`), which indexing never does.
+    """
 
     title: str
     metas: list[tuple[str, str]]
     links: list[tuple[str, str]]  # (rel in underscore form, href as written)
-    article_inner_html: str
+    article: Element | None
     facts: ArticleFacts
     content_hash: str
     has_article: bool = True
@@ -58,6 +62,11 @@ class ParsedMemory(NamedTuple):
     entities: Sequence[str] = ()
     tags: Sequence[str] = ()
     aliases: Sequence[str] = ()
+
+    @property
+    def article_inner_html(self) -> str:
+        """The article's content serialized as the parser reads it, JS-trimmed ("" without an article)."""
+        return js_trim(serialize_nodes(self.article.children)) if self.article is not None else ""
 
     def meta(self, name: str) -> str | None:
         """The first value of meta `name` (the reference's `single()`), or None when absent."""
@@ -120,8 +129,9 @@ class DocumentParts(NamedTuple):
 
 
 def document_parts(html: Element) -> DocumentParts:
-    elements = list(iter_elements([html]))
-    return DocumentParts(elements, head_metas(html), head_links(html), _title_of(elements))
+    elements = elements_in([html])
+    metas, links = _head_metas_and_links(html)
+    return DocumentParts(elements, metas, links, _title_of(elements))
 
 
 def parse_memory_tree(html: Element, parts: DocumentParts | None = None) -> ParsedMemory:
@@ -147,7 +157,7 @@ def parse_memory_tree(html: Element, parts: DocumentParts | None = None) -> Pars
         title=parts.title,
         metas=metas,
         links=[(rel, href) for token, href in parts.links if (rel := rel_from_token(token)) is not None],
-        article_inner_html=js_trim(serialize_nodes(article.children)) if article is not None else "",
+        article=article,
         facts=facts,
         content_hash=hash_text(facts.canonical_text),
         has_article=article is not None,
@@ -183,28 +193,31 @@ def head_of(html: Element) -> Element | None:
 
 def head_metas(html: Element) -> list[tuple[str, str]]:
     """(name, content) of every `memhtml-` meta in the head, in document order; a missing content reads ""."""
-    head = head_of(html)
-    if head is None:
-        return []
-    return [
-        (name, element.get("content") or "")
-        for element in iter_elements(head.children)
-        if element.tag == "meta"
-        if (name := element.get("name")) is not None and name.startswith(META_PREFIX)
-    ]
+    return _head_metas_and_links(html)[0]
 
 
 def head_links(html: Element) -> list[tuple[str, str]]:
     """(rel token, href) of every head `<link>` whose rel starts with `memhtml-`; a missing href reads ""."""
+    return _head_metas_and_links(html)[1]
+
+
+def _head_metas_and_links(html: Element) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """`head_metas` and `head_links` in one pass over the head."""
+    metas: list[tuple[str, str]] = []
+    links: list[tuple[str, str]] = []
     head = head_of(html)
     if head is None:
-        return []
-    return [
-        (rel, element.get("href") or "")
-        for element in iter_elements(head.children)
-        if element.tag == "link"
-        if (rel := element.get("rel")) is not None and rel.startswith(META_PREFIX)
-    ]
+        return metas, links
+    for element in elements_in(head.children):
+        if element.tag == "meta":
+            name = element.get("name")
+            if name is not None and name.startswith(META_PREFIX):
+                metas.append((name, element.get("content") or ""))
+        elif element.tag == "link":
+            rel = element.get("rel")
+            if rel is not None and rel.startswith(META_PREFIX):
+                links.append((rel, element.get("href") or ""))
+    return metas, links
 
 
 def document_title(html: Element) -> str:

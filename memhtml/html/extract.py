@@ -14,7 +14,7 @@ from memhtml.contracts.vocabulary import GIST_EXCLUDED_ELEMENTS, INLINE_ELEMENTS
 from memhtml.html.hashing import canonical_text_of, flat_text
 from memhtml.html.jscompat import collapse_ascii_whitespace, collapsed, finite_number, js_trim, js_word_count
 from memhtml.html.metavalues import language_entity_name
-from memhtml.html.tree import Element, Text, iter_elements, walk
+from memhtml.html.tree import Element, Text, elements_in, walk
 
 Row = TypeVar("Row")
 
@@ -53,7 +53,7 @@ def extract_article(article: Element | None) -> ArticleFacts:
     """Every derived field of `article`; an absent article yields empty facts."""
     if article is None:
         return ArticleFacts(canonical_text="", body_text="", gist="", event_at=None)
-    elements = list(iter_elements(article.children))
+    elements = elements_in(article.children)
     canonical = canonical_text_of(article)
     gist = next((gist_of(el) for el in elements if el.tag == "mark"), "")
     event_at = next((el.get("datetime") for el in elements if el.tag == "time"), None)

@@ -33,7 +33,7 @@ from memhtml.html.extract import gist_of
 from memhtml.html.jscompat import js_trim, utf16_prefix
 from memhtml.html.metavalues import is_language_token, is_repo_root_href
 from memhtml.html.parser import parse_document, parse_fragment
-from memhtml.html.tree import Element, descendants, direct_text, first_descendant, iter_elements
+from memhtml.html.tree import Element, descendants, direct_text, elements_in, first_descendant
 
 KNOWN_ELEMENTS = SKELETON_ELEMENTS | ARTICLE_ELEMENTS | ANYWHERE_ELEMENTS
 _CLAIM_CONTAINERS = frozenset({"p", "li"})
@@ -92,7 +92,7 @@ def check_article_fragment(inner_markup: str) -> MemoryCheck:
     for child in article.children:
         if isinstance(child, Element):
             child.parent = article
-    elements = [article, *iter_elements(article.children)]
+    elements = [article, *elements_in(article.children)]
     violations = claim_violations(article) + _time_violations(elements) + _presentation_violations(elements)
     return MemoryCheck(violations, collect_warnings(elements))
 

@@ -361,3 +361,18 @@ def test_a_querys_stop_words_are_not_search_terms_unless_nothing_else_is_left() 
     assert content_terms(parse_query("what is it")).terms == ("what", "is", "it")  # nothing else: all kept
     quoted = content_terms(parse_query('"the who" on tour'))
     assert quoted.terms == ("the", "who", "tour") and quoted.normalized_phrase_texts == ["the who"]
+
+
+# --- the str.split shortcuts of folded ASCII text ----------------------------------------------
+
+# Folded ASCII text with every kind of character the patterns tell apart: word characters, each
+# connector (runs of them, at edges), other punctuation and every ASCII whitespace and control.
+FOLDED_ASCII = st.text(alphabet=st.sampled_from([*"az09", *"-._/:", *"!@,;'\"()[]", *" \t\n\v\f\r\x00\x1c\x1f\x7f"]))
+
+
+@given(FOLDED_ASCII)
+def test_the_ascii_shortcuts_cut_what_the_patterns_cut(text: str) -> None:
+    from memhtml.domain.tokens import _ASCII_PATTERNS, _compounds, _words
+
+    assert _compounds(text, _ASCII_PATTERNS) == _ASCII_PATTERNS.compound.findall(text)
+    assert _words(text, _ASCII_PATTERNS) == _ASCII_PATTERNS.word.findall(text)

@@ -359,8 +359,8 @@ def test_the_sql_ranking_agrees_with_the_reference_math(store_root: Path) -> Non
     def bm25(path: str) -> float:
         total = 0.0
         for term in query.terms:
-            df = sum(1 for counts in terms.values() if counts[term])
-            if terms[path][term]:
+            df = sum(1 for counts in terms.values() if counts.get(term))
+            if terms[path].get(term):
                 total += bm25_term_score(bm25_idf(len(terms), df), terms[path][term], lengths[path], average)
         return total
 
