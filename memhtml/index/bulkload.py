@@ -1,5 +1,6 @@
 """Loading a rebuild's staged projections (`staging`) into the index's emptied tables: DuckDB's own JSON
 reader and set-based SQL write the rows `rows.store_projections` would, in the same order, and the
+postings go in as NumPy arrays, numbered here against one vocabulary for the whole rebuild, so the
 parent converts no value row by row.
 """
 
@@ -7,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from memhtml.index.database import Database, membership
 from memhtml.index.projection import SkippedFile
-from memhtml.index.rows import DUPLICATES_TABLE, duplicate_reason, next_doc_ids
-from memhtml.index.staging import CHILD_COLUMNS, FREQUENCIES_KEY, TERMS_KEY, StagedChunk, StagedFile, child_key
+from memhtml.index.rows import DUPLICATES_TABLE, FILE_COLUMNS, duplicate_reason, next_doc_ids
+from memhtml.index.staging import CHILD_COLUMNS, POSTING_TYPECODE, StagedChunk, StagedFile, child_key
+
+if TYPE_CHECKING:
+    import numpy
 
 # A JSON line is one memory file's projection: over DuckDB's 16 MB default only for a file of several
 # megabytes, which the index still takes.
@@ -25,21 +29,23 @@ class StagedLoader:
     """Loads staged slices into the index's emptied tables inside the caller's transaction.
 
     Slices must arrive in path order: of two active copies of one article the one at the smaller path is
-    held (`rows.held_first` for committed files) and the other listed as a duplicate.
+    held (`rows.held_first` for committed files) and the other listed as a duplicate. Doc ids follow the
+    held files' path order, and a slice's new terms are numbered in sorted order after the known ones.
     """
 
     def __init__(self, database: Database) -> None:
         self._database = database
         self._held: dict[str, str] = {}  # active hash -> the path holding it
-        types = _column_types(database, ["files", *CHILD_COLUMNS, "postings"])
-        self._file_columns = [name for name in types["files"] if name != "doc_id"]
+        self._term_ids: dict[str, int] = dict(database.rows("SELECT term, term_id FROM terms"))
+        self._next_term_id = max(self._term_ids.values(), default=0) + 1
+        types = _column_types(database, ["files", *CHILD_COLUMNS])
+        # The columns the projection fills, as the row-wise path writes them; their types from the table.
+        self._file_columns = [name for name in FILE_COLUMNS if name != "doc_id"]
         self._rows_spec = _struct_literal({name: types["files"][name] for name in self._file_columns})
         children = {"path": types["files"]["path"]}
         for table, columns in CHILD_COLUMNS.items():
             for column in columns:
                 children[child_key(table, column)] = types[table][column] + "[]"
-        children[TERMS_KEY] = "VARCHAR[]"
-        children[FREQUENCIES_KEY] = types["postings"]["tf"] + "[]"
         self._children_spec = _struct_literal(children)
 
     def load(self, chunks: Sequence[StagedChunk]) -> list[SkippedFile]:
@@ -48,7 +54,7 @@ class StagedLoader:
         rows_files = [chunk.rows_file for chunk in chunks if chunk.rows_file is not None]
         children_files = [chunk.children_file for chunk in chunks if chunk.children_file is not None]
         try:
-            return self._load([file for chunk in chunks for file in chunk.projected], rows_files, children_files)
+            return self._load(chunks, rows_files, children_files)
         finally:
             for name in (*rows_files, *children_files):
                 Path(name).unlink(missing_ok=True)
@@ -57,27 +63,32 @@ class StagedLoader:
         """Drop the staging table (temporary: it would go with the connection anyway)."""
         self._database.run("DROP TABLE IF EXISTS staged_children")
 
-    def _load(self, projected: list[StagedFile], rows_files: list[str], children_files: list[str]) -> list[SkippedFile]:
+    def _load(
+        self, chunks: Sequence[StagedChunk], rows_files: list[str], children_files: list[str]
+    ) -> list[SkippedFile]:
+        projected = [file for chunk in chunks for file in chunk.projected]
         duplicates = self._duplicates(projected)
-        count = len(projected) - len(duplicates)
-        if count == 0:
+        listed_paths = {copy.path for copy in duplicates}
+        held = [file.path for file in projected if file.path not in listed_paths]
+        if not held:
             return duplicates
         database = self._database
-        listed, parameters = membership("path", "listed", [copy.path for copy in duplicates])
-        doc_ids = next_doc_ids(database, count)
+        # Doc ids in path order, as the row-wise path numbers a batch; joining the rows to their ids by
+        # path also leaves the listed duplicates out, and no sort is needed (the staged rows are in path
+        # order already).
+        doc_ids = next_doc_ids(database, len(held))
         columns = ", ".join(self._file_columns)
-        # Doc ids in path order, as the row-wise path numbers a batch.
         database.run(
             f"""
             INSERT INTO files (doc_id, {columns})
-            SELECT $doc_ids[row_number() OVER (ORDER BY path)], {columns}
+            SELECT ids.doc_id, {", ".join(f"staged.{name}" for name in self._file_columns)}
             FROM read_json($files, format = 'newline_delimited', columns = {self._rows_spec},
-                           maximum_object_size = {_LARGEST_LINE})
-            WHERE NOT ({listed})
-            ORDER BY path
+                           maximum_object_size = {_LARGEST_LINE}) staged
+            JOIN (SELECT unnest($paths) AS path, unnest($doc_ids) AS doc_id) ids ON ids.path = staged.path
             """,
-            {"doc_ids": doc_ids, "files": rows_files, **parameters},
+            {"doc_ids": doc_ids, "paths": held, "files": rows_files},
         )
+        listed, parameters = membership("path", "listed", sorted(listed_paths))
         database.run(
             f"""
             CREATE OR REPLACE TEMP TABLE staged_children AS
@@ -91,32 +102,61 @@ class StagedLoader:
             keys = [child_key(table, column) for column in child_columns]
             unnested = ", ".join(f"unnest({key}) AS {column}" for key, column in zip(keys, child_columns, strict=True))
             names = ", ".join(child_columns)
+            # Unnesting keeps each file's rows in its order, and the files come in path order.
             database.run(
-                f"INSERT INTO {table} ({_CHILD_PATH_COLUMN.get(table, 'path')}, {names}) SELECT path, {names} FROM ("
-                f"SELECT path, {unnested}, generate_subscripts({keys[0]}, 1) AS ordinal FROM staged_children) "
-                "ORDER BY path, ordinal"
+                f"INSERT INTO {table} ({_CHILD_PATH_COLUMN.get(table, 'path')}, {names}) "
+                f"SELECT path, {unnested} FROM staged_children"
             )
-        # New terms are numbered after the known ones in sorted order, as `rows` numbers a batch's.
-        database.run(
-            f"""
-            INSERT INTO terms (term_id, term)
-            SELECT (SELECT coalesce(max(term_id), 0) FROM terms) + row_number() OVER (ORDER BY term), term
-            FROM (SELECT DISTINCT unnest({TERMS_KEY}) AS term FROM staged_children) arriving
-            WHERE NOT EXISTS (SELECT 1 FROM terms known WHERE known.term = arriving.term)
-            """
-        )
-        # Clustered by term, row-group zonemaps prune the scans of a query's terms.
-        database.run(
-            f"""
-            INSERT INTO postings (term_id, doc_id, tf, dl)
-            SELECT t.term_id, f.doc_id, s.tf, f.doc_len
-            FROM (SELECT path, unnest({TERMS_KEY}) AS term, unnest({FREQUENCIES_KEY}) AS tf FROM staged_children) s
-            JOIN terms t USING (term)
-            JOIN files f USING (path)
-            ORDER BY t.term_id, f.doc_id
-            """
-        )
+        self._store_postings(chunks, listed_paths, doc_ids)
         return duplicates
+
+    def _store_postings(self, chunks: Sequence[StagedChunk], listed: set[str], doc_ids: list[int]) -> None:
+        """Number the slice's new terms, then insert its postings clustered by term (row-group zonemaps
+        prune the scans of a query's terms), as NumPy columns."""
+        import numpy
+
+        held_ids = iter(doc_ids)  # in path order, one per held file, as the files rows got them
+        batches: list[tuple[StagedChunk, numpy.ndarray[Any, Any], numpy.ndarray[Any, Any]]] = []
+        arriving: set[str] = set()
+        for chunk in chunks:
+            if not chunk.projected:
+                continue
+            # Per file of the chunk: its doc id, or -1 for a listed duplicate, whose postings are dropped.
+            ids = numpy.array(
+                [-1 if staged.path in listed else next(held_ids) for staged in chunk.projected], dtype=numpy.int64
+            )
+            triples = numpy.frombuffer(chunk.postings, dtype=_posting_dtype()).reshape(-1, 3)
+            if listed:
+                triples = triples[ids[triples[:, 1]] >= 0]
+                arriving.update(chunk.vocabulary[number] for number in numpy.unique(triples[:, 0]))
+            else:
+                arriving.update(chunk.vocabulary)
+            batches.append((chunk, ids, triples))
+        fresh = sorted(arriving.difference(self._term_ids))
+        if fresh:
+            numbers = list(range(self._next_term_id, self._next_term_id + len(fresh)))
+            self._database.insert_columns("terms", {"term_id": numbers, "term": fresh})
+            self._term_ids.update(zip(fresh, numbers, strict=True))
+            self._next_term_id += len(fresh)
+        if not batches:
+            return
+        term_ids, file_ids, frequencies, lengths = [], [], [], []
+        for chunk, ids, triples in batches:
+            vocabulary_ids = numpy.array([self._term_ids.get(term, -1) for term in chunk.vocabulary], dtype=numpy.int64)
+            doc_lengths = numpy.array([staged.doc_len for staged in chunk.projected], dtype=numpy.int64)
+            term_ids.append(vocabulary_ids[triples[:, 0]])
+            file_ids.append(ids[triples[:, 1]])
+            frequencies.append(triples[:, 2].astype(numpy.int64))
+            lengths.append(doc_lengths[triples[:, 1]])
+        columns = {
+            "term_id": numpy.concatenate(term_ids),
+            "doc_id": numpy.concatenate(file_ids),
+            "tf": numpy.concatenate(frequencies),
+            "dl": numpy.concatenate(lengths),
+        }
+        # Sorted here (DuckDB's general sort cost ≈45M instructions a slice for these four integers).
+        order = numpy.lexsort((columns["doc_id"], columns["term_id"]))
+        self._database.insert_arrays("postings", {name: values[order] for name, values in columns.items()})
 
     def _duplicates(self, projected: Sequence[StagedFile]) -> list[SkippedFile]:
         """The second active copies of an article among `projected` (in path order), listed in the
@@ -139,6 +179,13 @@ class StagedLoader:
                 },
             )
         return [SkippedFile(staged.path, duplicate_reason(holder)) for staged, holder in copies]
+
+
+def _posting_dtype() -> numpy.dtype[Any]:
+    """The NumPy type of `POSTING_TYPECODE` (a C int), whatever its width here."""
+    import numpy
+
+    return numpy.dtype(POSTING_TYPECODE)
 
 
 def _column_types(database: Database, tables: Sequence[str]) -> dict[str, dict[str, str]]:

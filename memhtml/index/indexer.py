@@ -19,6 +19,7 @@ from memhtml.index.parallel import Item, PendingProjection, project_slices, proj
 from memhtml.index.projection import FileProjection, SkippedFile, relocated
 from memhtml.index.rows import (
     ALL_TABLES,
+    create_indexes,
     duplicates_due,
     empty_tables,
     forget_duplicates,
@@ -90,9 +91,9 @@ def rebuild(
     head = reader.head()
     tree = reader.tree(head) if head else {}
     report = PassReport("rebuild", head)
-    with database.transaction():
+    with database.transaction(checkpoint_at_commit=True):
         database.run("UPDATE index_state SET head_sha = NULL WHERE id = 1")
-        empty_tables(database, ALL_TABLES)
+        indexes = empty_tables(database, ALL_TABLES)
         paths = sorted(tree)
         slices = [paths[start : start + REBUILD_SLICE] for start in range(0, len(paths), REBUILD_SLICE)]
 
@@ -113,6 +114,7 @@ def rebuild(
                 if progress is not None:
                     progress(stored, len(paths))
             loader.close()
+        create_indexes(database, indexes)  # built once from the loaded keys, before any lookup by them
         _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
         _promote_duplicates(database, reader, head, now, report)
         _settle_skipped(database, report)

@@ -93,7 +93,8 @@ def project_memory(path: str, blob_sha: str, memory: ParsedMemory, indexed_at: s
     live_path = origin or path
     segments = live_path.split("/")
     memory_type = memory.memory_type or ""
-    terms = document_terms(memory.fts_text)
+    fts_text = memory.fts_text
+    terms = document_terms(fts_text)
     row: dict[str, Any] = {
         "path": path,
         "blob_sha": blob_sha,
@@ -102,9 +103,8 @@ def project_memory(path: str, blob_sha: str, memory: ParsedMemory, indexed_at: s
         "title": memory.title,
         "gist": memory.gist,
         "body_text": memory.body_text,
-        "fts_text": memory.fts_text,
         "disclosure_text": memory.disclosure_text,
-        "token_text": " " + " ".join(phrase_words(memory.fts_text)) + " ",
+        "token_text": " " + " ".join(phrase_words(fts_text)) + " ",
         "para": path.split("/", 1)[0],
         "workspace": segments[1] if segments[0] == "projects" and len(segments) > 2 else None,
         "confidence": memory.confidence,

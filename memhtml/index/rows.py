@@ -14,11 +14,11 @@ from memhtml.index.database import Database, membership
 from memhtml.index.projection import FileProjection, SkippedFile
 
 FILE_COLUMNS: Final[tuple[str, ...]] = (
-    "doc_id", "path", "blob_sha", "content_hash", "memory_type", "title", "gist", "body_text", "fts_text",
-    "disclosure_text", "token_text", "para", "workspace", "confidence", "importance", "archived",
-    "origin_path", "word_count", "doc_len", "created_at", "updated_at", "event_at", "archived_at",
-    "valid_from", "valid_until", "superseded_by", "reprieves", "needs_revision", "author", "session_id",
-    "prompt_id", "turn_uuid", "task_status", "due_at", "frame_key", "indexed_at", "active_hash",
+    "doc_id", "path", "blob_sha", "content_hash", "memory_type", "title", "gist", "body_text", "disclosure_text",
+    "token_text", "para", "workspace", "confidence", "importance", "archived", "origin_path", "word_count",
+    "doc_len", "created_at", "updated_at", "event_at", "archived_at", "valid_from", "valid_until",
+    "superseded_by", "reprieves", "needs_revision", "author", "session_id", "prompt_id", "turn_uuid",
+    "task_status", "due_at", "frame_key", "indexed_at", "active_hash",
 )  # fmt: skip
 CHILD_TABLES: Final[tuple[str, ...]] = ("file_tags", "file_entities", "file_facets", "file_citations")
 # Second active copies of an article the index holds in another file (see `held_first`).
@@ -26,12 +26,14 @@ DUPLICATES_TABLE: Final[str] = "duplicate_files"
 ALL_TABLES: Final[tuple[str, ...]] = (*CHILD_TABLES, "edges", "postings", "terms", "files", DUPLICATES_TABLE)
 
 
-def empty_tables(database: Database, tables: Sequence[str]) -> None:
-    """Empty `tables` by dropping each and creating it again from its own catalog definition (its
-    constraints and any index with it), inside the caller's transaction, so a failure restores every row.
+def empty_tables(database: Database, tables: Sequence[str]) -> list[str]:
+    """Empty `tables` by dropping each and creating it again from its own catalog definition, inside the
+    caller's transaction, so a failure restores every row; returns the statements that create their
+    indexes again, for the caller to run once it has loaded them (`create_indexes`).
 
     Deleting every row instead costs DuckDB one removal per key from each unique index at commit:
-    ≈0.45 s of a 10k-memory rebuild, 0.3 s of it the terms'; re-creation costs a few milliseconds.
+    ≈0.45 s of a 10k-memory rebuild, 0.3 s of it the terms'; re-creation costs a few milliseconds. And an
+    index built from a loaded table costs a fraction of inserting its keys batch by batch.
     """
     parameters = {"catalog": database.main_catalog, "tables": list(tables)}
     definitions: dict[str, str] = dict(
@@ -56,7 +58,12 @@ def empty_tables(database: Database, tables: Sequence[str]) -> None:
     for table in tables:
         database.run(f"DROP TABLE {table}")
         database.run(definitions[table])
-    for (definition,) in indexes:
+    return [str(definition) for (definition,) in indexes]
+
+
+def create_indexes(database: Database, definitions: Sequence[str]) -> None:
+    """Run the index definitions `empty_tables` returned; a unique index refuses a table that breaks it."""
+    for definition in definitions:
         database.run(definition)
 
 

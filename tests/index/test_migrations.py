@@ -37,3 +37,52 @@ def test_a_file_that_is_not_a_migration_is_never_pending(tmp_path: Path, shipped
         pass
     (shipped / "index" / "notes.sql").write_text("SELECT 1;\n", encoding="utf-8")
     assert not _pending(store)
+
+
+def test_an_index_from_before_the_bulk_loadable_keys_is_rebuilt_once_and_keeps_its_vectors(
+    store_root: Path, tmp_path: Path, shipped: Path
+) -> None:
+    """Migration 0004 re-creates `files` (its keys as indexes, no `fts_text`) and `terms` empty: the next
+    pass rebuilds the index from git, to the rows a rebuild from nothing gives, and embeds nothing again."""
+    from memhtml.index.database import database_paths
+    from memhtml.operations.indexing import update_index
+    from tests.index.test_indexer import rebuilt_snapshot, snapshot
+    from tests.index.test_search import commit_files, memory_file
+
+    commit_files(
+        store_root,
+        {
+            "resources/db/pool.html": memory_file("Pool", "The pool ceiling is 64.", tags=("db",)),
+            "areas/ops/rotate.html": memory_file("Rotate", "Rotate the deploy key every 90 days."),
+        },
+    )
+    for database_file in database_paths(store_root):
+        database_file.unlink(missing_ok=True)
+    migration = shipped / "index" / "0004_bulk_loadable_keys.sql"
+    statements = migration.read_text(encoding="utf-8")
+    migration.unlink()
+    with open_database(store_root) as database:  # the schema as the migrations before 0004 left it
+        database.run("ALTER TABLE files ALTER COLUMN fts_text SET DEFAULT ''")  # which this code never fills
+    first = update_index(store_root)
+    assert first["embeddingsWritten"] == 2
+    with open_database(store_root, read_only=True) as database:
+        old_columns = {
+            row[0] for row in database.rows("SELECT column_name FROM duckdb_columns() WHERE table_name = 'files'")
+        }
+        assert "fts_text" in old_columns
+        vectors = database.rows("SELECT content_hash, ordinal, vector FROM chunk_vectors ORDER BY ALL")
+    migration.write_text(statements, encoding="utf-8")
+    second = update_index(store_root)
+    assert second["mode"] == "rebuild"
+    assert second["embeddingsWritten"] == 0
+    with open_database(store_root, read_only=True) as database:
+        columns = {
+            row[0] for row in database.rows("SELECT column_name FROM duckdb_columns() WHERE table_name = 'files'")
+        }
+        indexes = {
+            row[0] for row in database.rows("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'files'")
+        }
+        assert database.rows("SELECT content_hash, ordinal, vector FROM chunk_vectors ORDER BY ALL") == vectors
+    assert columns == old_columns - {"fts_text"}
+    assert indexes == {"files_path", "files_doc_id", "files_active_hash"}
+    assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)

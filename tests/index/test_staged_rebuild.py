@@ -29,9 +29,9 @@ RICH_ARTICLE = (
 )
 
 
-def rich_memory(name: str, day: int, **head: object) -> str:
+def rich_memory(name: str, day: int, title: str | None = None, **head: object) -> str:
     return memory_file(
-        f"Pool {name}",
+        title or f"Pool {name}",
         "",
         article=RICH_ARTICLE.format(name=name, day=day),
         tags=("db", f"pool-{name}"),
@@ -60,7 +60,9 @@ def build_history(root: Path) -> None:
         },
         {
             # A second active copy of an article, at a path after the first: listed, not held.
-            "resources/db/zz-copy-of-alpha.html": rich_memory("alpha", 1, confidence=0.125, importance=1),
+            "resources/db/zz-copy-of-alpha.html": rich_memory(
+                "alpha", 1, title="Pool alpha zebracopy", confidence=0.125, importance=1
+            ),
             "areas/inbox/broken.html": "<p>no article</p>",
         },
         {
@@ -97,6 +99,10 @@ def test_a_staged_rebuild_stores_the_rows_of_the_row_wise_path(
     with open_database(copy) as database:
         report = rebuild(database, GitCorpusReader(copy), NOW)
     assert snapshot(copy) == followed
+    with open_database(copy, read_only=True) as database:
+        # The copy's own title word is a term of no held memory: neither path stores it.
+        assert database.value("SELECT count(*) FROM terms WHERE term = 'zebracopy'") == 0
+        assert database.value("SELECT count(*) FROM terms WHERE term = 'alpha'") == 1
     skipped = {item.path: item.reason for item in report.skipped}
     assert skipped["resources/db/zz-copy-of-alpha.html"] == (
         "duplicate of resources/db/pool-alpha.html: same content hash, both active"
