@@ -26,6 +26,17 @@ class DirtyEntry(NamedTuple):
     deleted: bool
 
 
+class BlobSource(Protocol):
+    """A picklable reader of blob contents that worker processes take along: each process that reads
+    through it keeps one git process of its own open for the reads, until `close` (or its exit)."""
+
+    def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        """Blob contents by sha; shas that are missing are left out."""
+
+    def close(self) -> None:
+        """End this process's git process, if it opened one."""
+
+
 class CorpusReader(Protocol):
     def head(self) -> str | None:
         """The commit HEAD points at, or None on an unborn branch."""
@@ -35,6 +46,9 @@ class CorpusReader(Protocol):
 
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """Blob contents by sha (one streamed cat-file --batch)."""
+
+    def blob_source(self) -> BlobSource:
+        """What worker processes read blobs through, each with its own git process."""
 
     def changes(self, old: str, new: str) -> list[TreeChange]:
         """Memory-path changes between two commits, rename-aware."""

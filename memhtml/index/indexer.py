@@ -8,6 +8,7 @@ catch-up costs what changed, not the corpus.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import closing
 from functools import partial
 from typing import Any, Final
 
@@ -27,7 +28,7 @@ from memhtml.index.rows import (
     rename_path,
     store_projections,
 )
-from memhtml.index.staging import stage_items, staging_directory
+from memhtml.index.staging import stage_blobs, staging_directory
 from memhtml.index.watermark import watermark
 
 # Files are read and projected in slices so a 100k-file rebuild never holds every blob at once.
@@ -97,15 +98,17 @@ def rebuild(
         paths = sorted(tree)
         slices = [paths[start : start + REBUILD_SLICE] for start in range(0, len(paths), REBUILD_SLICE)]
 
-        def read(batch: list[str]) -> list[Item]:
-            contents = reader.blobs(tree[path] for path in batch)
-            return [(path, tree[path], contents.get(tree[path])) for path in batch]
+        def entries(batch: list[str]) -> list[tuple[str, str]]:
+            return [(path, tree[path]) for path in batch]
 
-        # Each process writes the projections it makes into a staging file that DuckDB loads itself.
-        with staging_directory() as directory, projection_pool(len(paths)) as pool:
+        # Each process reads its chunk's blobs itself, and writes the projections it makes into staging
+        # files that DuckDB loads itself.
+        source = reader.blob_source()
+        with staging_directory() as directory, projection_pool(len(paths)) as pool, closing(source):
+            work = partial(stage_blobs, now=now, directory=directory, source=source)
             loader = StagedLoader(database)
             stored = 0
-            for batch, chunks in work_slices(pool, slices, read, partial(stage_items, now=now, directory=directory)):
+            for batch, chunks in work_slices(pool, slices, entries, work):
                 for chunk in chunks:
                     report.skipped += chunk.skipped
                     report.projected_paths.update(staged.path for staged in chunk.projected)

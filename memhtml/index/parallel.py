@@ -29,6 +29,7 @@ MAX_WORKERS: Final[int] = 4
 PARENT_POLL_SECONDS: Final[float] = 0.2
 
 Item = tuple[str, str, bytes | None]
+Entry = TypeVar("Entry")  # what a slice is read into and worked on: items, or (path, blob sha) pairs
 Slice = TypeVar("Slice")
 Chunk = TypeVar("Chunk")
 Answer = TypeVar("Answer")
@@ -141,12 +142,14 @@ def in_order(
         yield oldest, answer(oldest, future)
 
 
-class PendingWork(Generic[Answer]):
+class PendingWork(Generic[Entry, Answer]):
     """`work` done on one slice's items in chunks of `CHUNK_FILES`: now (no pool) or in workers, collected
     by `results`, one answer per chunk in order. `work` must be picklable (a module-level function, or a
     `functools.partial` of one)."""
 
-    def __init__(self, pool: Executor | None, items: Sequence[Item], work: Callable[[Sequence[Item]], Answer]) -> None:
+    def __init__(
+        self, pool: Executor | None, items: Sequence[Entry], work: Callable[[Sequence[Entry]], Answer]
+    ) -> None:
         self._items = items
         self._work = work
         self._ready: list[Answer] | None = None
@@ -206,8 +209,8 @@ def project_slices(
 def work_slices(
     pool: Executor | None,
     slices: Sequence[Slice],
-    read: Callable[[Slice], Sequence[Item]],
-    work: Callable[[Sequence[Item]], Answer],
+    read: Callable[[Slice], Sequence[Entry]],
+    work: Callable[[Sequence[Entry]], Answer],
     *,
     meanwhile: Callable[[], None] | None = None,
 ) -> Iterator[tuple[Slice, list[Answer]]]:
@@ -228,8 +231,8 @@ def work_slices(
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memhtml-blob-reader") as reader:
         unread = deque(slices)
-        reads: deque[tuple[Slice, Future[Sequence[Item]]]] = deque()
-        submitted: deque[tuple[Slice, PendingWork[Answer]]] = deque()
+        reads: deque[tuple[Slice, Future[Sequence[Entry]]]] = deque()
+        submitted: deque[tuple[Slice, PendingWork[Entry, Answer]]] = deque()
 
         def read_next() -> None:
             if unread:

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Final, NamedTuple
 
+from memhtml.contracts.corpus import BlobSource
 from memhtml.index.projection import FileProjection, SkippedFile
 
 # Each child table's columns after its path, as the projection lists them; a file's values of each column
@@ -112,6 +113,12 @@ def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str, direct
         list(vocabulary),
         postings.tobytes(),
     )
+
+
+def stage_blobs(entries: Sequence[tuple[str, str]], now: str, directory: str, source: BlobSource) -> StagedChunk:
+    """`stage_items` of `(path, blob sha)` entries, their blobs read through `source` by this process."""
+    contents = source.blobs(sha for _, sha in entries)
+    return stage_items([(path, sha, contents.get(sha)) for path, sha in entries], now, directory)
 
 
 def _written(directory: str, lines: Sequence[str]) -> str:

@@ -77,6 +77,22 @@ def run_git(
     return completed
 
 
+def start_git(root: Path, args: Sequence[str]) -> subprocess.Popen[bytes]:
+    """Start `git -C root <args>` with pipes to its stdin and from its stdout, to be kept open by the
+    caller (a `cat-file --batch`). No descriptor of ours is handed down: a long-lived child must never
+    hold the store's write lock. Raises GitFailure when git cannot start."""
+    try:
+        return subprocess.Popen(
+            ["git", "-C", str(root), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=git_environment(),
+        )
+    except OSError as error:
+        raise GitFailure(f"git {args[0]} could not start ({error.strerror})", ["install git"]) from error
+
+
 def stream_to_git(root: Path, args: Sequence[str], chunks: Iterable[bytes]) -> None:
     """Run `git -C root <args>` feeding `chunks` to its stdin as they come, so a large input is never
     held in memory whole; raise GitFailure on a failing status. Its stdout is discarded."""

@@ -6,18 +6,21 @@ one `diff`, one `status`), so the cost of a catch-up grows with what changed, no
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
+import subprocess
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Final
 
 from memhtml.contracts.corpus import DirtyEntry, TreeChange
 from memhtml.contracts.errors import GitFailure
 from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import is_memory_path
 from memhtml.store.files import LinkedPath, is_regular_file, read_regular_file
-from memhtml.store.gitcmd import head_sha, run_git
+from memhtml.store.gitcmd import head_sha, run_git, start_git
 
 _BUCKETS = ("projects", "areas", "resources", "archive")
 SYMLINK_MODE = "120000"
@@ -145,16 +148,17 @@ class GitCorpusReader:
         offset = 0
         for sha in wanted:
             header_end = output.index(b"\n", offset)
-            header = output[offset:header_end].decode("utf-8", "surrogateescape")
-            parts = header.rsplit(" ", 2)
-            if len(parts) != 3 or parts[1] != "blob" or not parts[2].isdigit():  # "<name> missing"
+            size = _blob_size(output[offset:header_end])
+            if size is None:
                 offset = header_end + 1
                 continue
-            size = int(parts[2])
             start = header_end + 1
             contents[sha] = output[start : start + size]
             offset = start + size + 1
         return contents
+
+    def blob_source(self) -> GitBlobSource:
+        return GitBlobSource(self.root)
 
     def changes(self, old: str, new: str) -> list[TreeChange]:
         # --raw carries the new blob sha, so no tree walk is needed to read the changed files.
@@ -268,3 +272,81 @@ class GitCorpusReader:
             return None
         # The corpus's own instant form, so it compares as a string with the metas.
         return sha, format_instant(dt.datetime.fromtimestamp(int(seconds), dt.UTC))
+
+
+def _blob_size(header: bytes) -> int | None:
+    """The size in a `cat-file --batch` header (`<name> blob <size>`); None for `<name> missing` or a
+    non-blob."""
+    parts = header.decode("utf-8", "surrogateescape").rsplit(" ", 2)
+    if len(parts) != 3 or parts[1] != "blob" or not parts[2].isdigit():
+        return None
+    return int(parts[2])
+
+
+# Requests written to a `cat-file --batch` before its answers are read: their bytes stay well under a
+# pipe's buffer, so git never waits on a full answer pipe while this process still writes requests.
+_BATCH_REQUESTS: Final[int] = 500
+# This process's open `cat-file --batch` of each repository (a worker's, or the parent's until `close`).
+_OPEN_CAT_FILES: dict[Path, subprocess.Popen[bytes]] = {}
+
+
+class GitBlobSource:
+    """The `BlobSource` port over one store's repository: blobs read through a `git cat-file --batch` the
+    reading process keeps open, so a worker projecting a rebuild's chunks reads its own blobs (handing
+    every blob from the parent to the workers through pipes cost the parent ≈0.4 s at 10k memories)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        wanted = list(dict.fromkeys(shas))
+        contents: dict[str, bytes] = {}
+        for start in range(0, len(wanted), _BATCH_REQUESTS):
+            contents.update(self._read(wanted[start : start + _BATCH_REQUESTS]))
+        return contents
+
+    def close(self) -> None:
+        process = _OPEN_CAT_FILES.pop(self.root, None)
+        if process is not None:
+            _end(process)
+
+    def _read(self, shas: Sequence[str]) -> dict[str, bytes]:
+        process = _OPEN_CAT_FILES.get(self.root)
+        if process is None or process.poll() is not None:
+            process = _OPEN_CAT_FILES[self.root] = _start_cat_file(self.root)
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write("".join(sha + "\n" for sha in shas).encode())
+            process.stdin.flush()
+            contents: dict[str, bytes] = {}
+            for sha in shas:
+                header = process.stdout.readline()
+                if not header.endswith(b"\n"):
+                    raise OSError("git cat-file ended before it answered")
+                size = _blob_size(header[:-1])
+                if size is not None:
+                    data = process.stdout.read(size + 1)
+                    if len(data) != size + 1:
+                        raise OSError("git cat-file ended inside a blob")
+                    contents[sha] = data[:size]
+        except OSError as error:
+            _OPEN_CAT_FILES.pop(self.root, None)
+            _end(process)
+            raise GitFailure("git cat-file failed (its process ended)", [], retryable=True) from error
+        return contents
+
+
+def _start_cat_file(root: Path) -> subprocess.Popen[bytes]:
+    return start_git(root, ["cat-file", "--batch"])
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    """Close a `cat-file --batch`'s input (it exits at once) and reap it."""
+    with contextlib.suppress(OSError):
+        if process.stdin is not None:
+            process.stdin.close()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
