@@ -33,8 +33,19 @@ def test_processes_opening_a_store_with_no_index_at_once_never_fail(store_root: 
         for racer in racers:
             out, err = racer.communicate(timeout=120)
             assert racer.returncode == 0, out + err
-    leftovers = sorted(path.name for path in store_root.joinpath(".memhtml").iterdir() if path.is_file())
-    assert leftovers == ["index.duckdb", "state.duckdb"]
+    leftovers = {path.name for path in store_root.joinpath(".memhtml").iterdir() if path.is_file()}
+    # The two files and, at most, the write-ahead logs their last commits left for the next open: no
+    # private copy of a publish, and no log set aside as another file's.
+    assert (
+        {"index.duckdb", "state.duckdb"}
+        <= leftovers
+        <= {
+            "index.duckdb",
+            "state.duckdb",
+            "index.duckdb.wal",
+            "state.duckdb.wal",
+        }
+    )
 
 
 def test_files_created_by_many_threads_at_once_are_one_migrated_pair(tmp_path: Path) -> None:
