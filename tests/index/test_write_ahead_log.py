@@ -4,6 +4,7 @@ documented `rm .memhtml/index.duckdb`) is renamed aside instead of making the ne
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import textwrap
@@ -56,7 +57,7 @@ def _in_another_process(root: Path, statement: str) -> list[Any]:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    rows: list[Any] = eval(done.stdout)  # the repr of a list of tuples of plain values
+    rows: list[Any] = ast.literal_eval(done.stdout)
     return rows
 
 
