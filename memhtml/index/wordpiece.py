@@ -110,6 +110,10 @@ class WordPieceVocabulary:
         alternatives = "|".join(re.escape(token) for token in literal_tokens)
         self._literal_pattern = re.compile(alternatives) if literal_tokens else None
 
+    def warm_for_documents(self) -> None:
+        """Build the whole token table now, as the first text longer than a query would."""
+        self._ids.table()
+
     def same_ids(self, vocabulary: Mapping[str, int]) -> bool:
         """Whether `vocabulary` (a `tokenizers` vocabulary) gives every token the id this one does."""
         return self._ids.table() == vocabulary
