@@ -80,14 +80,7 @@ def test_an_open_that_fails_is_raised_after_the_preparation_ran(store_root: Path
 def test_a_lock_let_go_while_the_command_prepares_is_waited_for(store_root: Path) -> None:
     with open_database(store_root):
         pass
-    index_file, _ = database_paths(store_root)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_UNTIL_STDIN_CLOSES, str(index_file)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    holder = holding_the_index(store_root)
 
     def prepare_then_let_go() -> None:
         # The open is retrying on its thread by now; the holder lets go while the command prepares.
@@ -108,6 +101,19 @@ HOLD_UNTIL_STDIN_CLOSES = (
 )
 
 
+def holding_the_index(root: Path) -> subprocess.Popen[str]:
+    """A second process that holds the index file open read-write until its standard input closes."""
+    index_file, _ = database_paths(root)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_UNTIL_STDIN_CLOSES, str(index_file)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
 def test_a_store_opened_for_the_first_time_gets_both_files_whole(tmp_path: Path) -> None:
     preparation = Preparation()
     with open_database(tmp_path / "store", meanwhile=preparation) as database:
@@ -120,14 +126,7 @@ def test_a_store_opened_for_the_first_time_gets_both_files_whole(tmp_path: Path)
 def test_spare_work_runs_while_the_open_is_still_waiting(store_root: Path) -> None:
     with open_database(store_root):
         pass
-    index_file, _ = database_paths(store_root)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_UNTIL_STDIN_CLOSES, str(index_file)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    holder = holding_the_index(store_root)
     spare_threads: list[threading.Thread] = []
 
     def spare_then_let_go() -> None:
