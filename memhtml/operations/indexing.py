@@ -205,11 +205,12 @@ def warm_pass_code(*, embed: bool) -> None:
     """What embedding a document needs beyond `load_pass_code` (the shipped model's token table), built
     while DuckDB is still starting (`open_database`'s `spare`): with this and DuckDB's parameter imports
     there, an update after one commit took 11–45 ms less at 10k and 9–22 ms less at 1k (medians of three
-    rounds of 20–25 alternating runs). A model that cannot load is left to the pass, as in `load_pass_code`."""
+    rounds of 20–25 alternating runs). Whatever goes wrong here is left to the pass, which meets it again
+    and reports it: a warm-up must never fail a command."""
     from memhtml.operations.embedding import configured_embedder
 
     if embed:
-        with suppress(MemhtmlError):
+        with suppress(Exception):
             embedder = configured_embedder()
             if embedder is not None:
                 embedder.warm_for_documents()
