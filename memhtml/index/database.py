@@ -99,9 +99,10 @@ class Database:
     @contextmanager
     def transaction(self, *, checkpoint_at_commit: bool = False) -> Iterator[None]:
         """One transaction. `checkpoint_at_commit`, for a bulk write (a rebuild): the commit checkpoints
-        the new rows into the file itself. Otherwise they are first written to the write-ahead log,
-        which the close then checkpoints into the file all the same (at 10k memories the log alone cost
-        ≈0.4G instructions of a rebuild's 5.4G)."""
+        the new rows into the file itself. Otherwise they are written to the write-ahead log, which a
+        close checkpoints into the file once it is long (`LOG_CHECKPOINT_BYTES`): a rebuild's rows would
+        pass through the log only to be copied at its close (the log alone cost ≈0.4G instructions of a
+        10k rebuild's 5.4G)."""
         self._connection.execute("BEGIN TRANSACTION")
         try:
             try:
