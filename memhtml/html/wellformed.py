@@ -25,6 +25,7 @@ _SPACE: Final = " \t\n\f"
 # Names read so far: the lowercased name, or "" for text that is no plain name.
 _PLAIN_NAMES: Final[dict[str, str]] = {}
 _PLAIN_NAMES_KEPT: Final = 4096
+_PLAIN_NAME_KEPT_LENGTH: Final = 40
 _REFERENCE: Final = re.compile(r"&(?:(amp|lt|gt|quot|apos|nbsp);|#([0-9]{1,7});|#[xX]([0-9a-fA-F]{1,6});)")
 _NAMED: Final[dict[str, str]] = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'", "nbsp": "\u00a0"}
 
@@ -208,7 +209,10 @@ def _body_tag(markup: str, position: int, open_elements: list[Element]) -> int:
     current = open_elements[-1]
     if _at(markup, "</", position):
         closing = markup.find(">", position + 2)
-        if closing < 0 or markup[position + 2 : closing].lower() != current.tag or current.tag not in _CONTAINERS:
+        if closing < 0 or current.tag not in _CONTAINERS:
+            return -1
+        # A plain name, as for a start tag: `</` before anything but an ASCII letter starts a comment.
+        if _plain_name(markup[position + 2 : closing]) != current.tag:
             return -1
         open_elements.pop()
         return closing + 1
@@ -331,7 +335,7 @@ def _plain_name(raw: str) -> str | None:
         return known if known else None
     plain = bool(raw) and raw.isascii() and raw[0].isalpha() and raw.replace("-", "").isalnum()
     name = raw.lower() if plain else ""
-    if len(_PLAIN_NAMES) < _PLAIN_NAMES_KEPT:
+    if len(raw) <= _PLAIN_NAME_KEPT_LENGTH and len(_PLAIN_NAMES) < _PLAIN_NAMES_KEPT:
         _PLAIN_NAMES[raw] = name
     return name if name else None
 

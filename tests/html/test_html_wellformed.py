@@ -160,6 +160,7 @@ _BODY = "<!doctype html>\n<html>\n<head>\n<title>t</title>\n</head>\n<body>\n{}\
         '<p title="a" title="b">x</p>',
         "<template><p>x</p></template>",
         "<p>x</P >",
+        "<p><kbd>x</\u212abd>y</p>",  # `</` and a Kelvin sign, which lowercases to `k`, is a comment
     ],
 )
 def test_markup_whose_tree_is_not_its_nesting_goes_to_lexbor(body: str) -> None:
@@ -222,3 +223,12 @@ def _imports_lexbor_to_parse(markup: str) -> bool:
 def test_lexbor_is_loaded_only_for_markup_the_reader_declines() -> None:
     assert not _imports_lexbor_to_parse(FILE_A)
     assert _imports_lexbor_to_parse(_BODY.format("<table><tr><td>x</td></tr></table>"))
+
+
+def test_the_names_the_reader_keeps_are_bounded_in_length() -> None:
+    from memhtml.html import wellformed
+
+    long_name = "a" * 5000
+    assert read_wellformed_fragment(f'<p {long_name}="x">y</p>') is not None
+    assert read_wellformed_fragment(f"<p>a <{long_name}> b</p>") is None  # an element it does not know
+    assert all(len(raw) <= 40 for raw in wellformed._PLAIN_NAMES)
