@@ -249,8 +249,11 @@ def _body_tag(markup: str, position: int, open_elements: list[Element]) -> int:
     position = start.end
     if not void:
         open_elements.append(element)
-        if name == "pre" and _at(markup, "\n", position):
-            position += 1  # HTML5 drops the newline right after <pre>
+        if name == "pre":
+            if _at(markup, "\n", position):
+                position += 1  # HTML5 drops the newline right after <pre>
+            elif _at(markup, "&", position):
+                return -1  # and the parser drops it written as a reference too
     return position
 
 

@@ -102,7 +102,7 @@ _PIECES = [
     "<p/>", "<img src='a'>", "<img src=a>", "\u00a0", "é", "\ud800", "\r", "\x00", "\x01", "<section>",
     "</section>", "<article>", "</article>", "<figure>", "<details>", "<summary>", "<q>", "<wbr>",
     "<p a=\"1\" a=\"2\">", "<p a = \"1\">", "<p a=\"1\"b=\"2\">", "<p hidden>", "<template>", "<script>",
-    "<textarea>", "<!doctype html>", "<html>", "<?x?>", "</ p>", "</p >", "<p\n class=\"x\">", "<x-y>",
+    "<textarea>", "<pre>&#10;", "<pre>&#xa;", "<!doctype html>", "<html>", "<?x?>", "</ p>", "</p >", "<p\n class=\"x\">", "<x-y>",
 ]  # fmt: skip
 _edits = st.lists(
     st.tuples(st.floats(0, 1), st.integers(0, 4), st.lists(st.sampled_from(_PIECES), max_size=4)),
@@ -160,7 +160,9 @@ _BODY = "<!doctype html>\n<html>\n<head>\n<title>t</title>\n</head>\n<body>\n{}\
         '<p title="a" title="b">x</p>',
         "<template><p>x</p></template>",
         "<p>x</P >",
-        "<p><kbd>x</\u212abd>y</p>",  # `</` and a Kelvin sign, which lowercases to `k`, is a comment
+        "<p><kbd>x</\u212abd>y</p>",
+        "<pre>&#10;x</pre>",  # a newline first in a <pre> is dropped even when written as a reference
+        "<pre>&#x0A;&#10;x</pre>",  # `</` and a Kelvin sign, which lowercases to `k`, is a comment
     ],
 )
 def test_markup_whose_tree_is_not_its_nesting_goes_to_lexbor(body: str) -> None:
