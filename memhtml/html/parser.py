@@ -4,7 +4,7 @@ Lexbor (via selectolax) is spec-conformant where it matters for the corpus contr
 newline after `<pre>`, inserts `<tbody>`, closes `<p>` before blocks), which is what reproduces the
 reference's hashes and canonical bytes. Well-formed markup, which is what memory files are, is read by
 the `wellformed` reader first; Lexbor parses whatever that reader declines, and is imported only then
-(its import, with the logging it pulls in, is ≈20 ms of a command that reads one file). No other module
+(its import, with the logging it pulls in, was ≈15–18 ms of a command that reads one file). No other module
 imports selectolax.
 """
 
@@ -52,10 +52,10 @@ def parse_document_with_lexbor(markup: str) -> Element:
 
 def parse_fragment_with_lexbor(markup: str, context: str = "article") -> list[Node]:
     """`parse_fragment` by Lexbor alone, whatever the markup."""
-    from selectolax.lexbor import LexborHTMLParser
-
     if not markup:
         return []
+    from selectolax.lexbor import LexborHTMLParser
+
     root = LexborHTMLParser(markup, is_fragment=True, fragment_tag=context).root
     if root is None:
         return []
