@@ -57,13 +57,12 @@ _CONTAINERS: Final[frozenset[str]] = (_CLOSES_P - {"hr"}) | _INLINE
 # open list item stops at them.
 _LIST_ITEM_SEARCH_STOPS: Final[frozenset[str]] = (_CLOSES_P | {"html", "body"}) - {"address", "div", "p", "hr"}
 
-# The insertion modes this reader passes through, in order.
+# The insertion modes a document passes through around its body (`_read_body` reads the body itself).
 _BEFORE_HEAD: Final = 0
 _IN_HEAD: Final = 1
 _AFTER_HEAD: Final = 2
-_IN_BODY: Final = 3
-_AFTER_BODY: Final = 4
-_AFTER_AFTER_BODY: Final = 5
+_AFTER_BODY: Final = 3
+_AFTER_AFTER_BODY: Final = 4
 
 
 class _StartTag:
@@ -102,12 +101,9 @@ def read_wellformed_document(markup: str) -> Element | None:
             tag_start = length
         if tag_start > position:
             text = markup[position:tag_start]
-            if mode == _IN_BODY:
-                if not _insert_text(open_elements[-1], text):
-                    return None
-            elif text.strip(_SPACE):
+            if text.strip(_SPACE):
                 return None  # text outside the body would move into an implied one
-            elif mode == _IN_HEAD and head is not None:
+            if mode == _IN_HEAD and head is not None:
                 _append_text(head, text)
             elif mode == _AFTER_HEAD:
                 _append_text(html, text)
@@ -116,15 +112,6 @@ def read_wellformed_document(markup: str) -> Element | None:
             position = tag_start
             if position == length:
                 break
-        if mode == _IN_BODY:
-            if len(open_elements) == 2 and _at(markup, "</body>", position):
-                mode = _AFTER_BODY
-                position += len("</body>")
-                continue
-            position = _body_tag(markup, position, open_elements)
-            if position < 0:
-                return None
-            continue
         if mode == _AFTER_BODY and _at(markup, "</html>", position):
             mode = _AFTER_AFTER_BODY
             position += len("</html>")
@@ -165,7 +152,10 @@ def read_wellformed_document(markup: str) -> Element | None:
             body = Element("body", start.attributes, [], html)
             html.children.append(body)
             open_elements.append(body)
-            mode = _IN_BODY
+            position = _read_body(markup, position, open_elements)
+            if position < 0:
+                return None
+            mode = _AFTER_BODY
         else:
             return None
     if body is None:
@@ -181,27 +171,36 @@ def read_wellformed_fragment(markup: str) -> list[Node] | None:
     # HTML5 parses a fragment under an `<html>` element; its children are the fragment's top-level
     # nodes, which have no parent (as Lexbor's fragment root gives them).
     root = Element("html", [], [])
-    open_elements: list[Element] = [root]
+    if _read_body(markup, 0, [root]) < 0:
+        return None
+    top = root.children
+    for node in top:
+        if type(node) is Element:
+            node.parent = None
+    return top
+
+
+def _read_body(markup: str, position: int, open_elements: list[Element]) -> int:
+    """Read body content from `position` into the open elements: up to the end of the markup, or past a
+    `</body>` that closes the body itself (`open_elements` is then html and body). Returns where the
+    markup goes on, or -1 for Lexbor."""
     length = len(markup)
-    position = 0
     while position < length:
         tag_start = markup.find("<", position)
         if tag_start < 0:
             tag_start = length
         if tag_start > position:
             if not _insert_text(open_elements[-1], markup[position:tag_start]):
-                return None
+                return -1
             position = tag_start
             if position == length:
                 break
+        if len(open_elements) == 2 and open_elements[-1].tag == "body" and _at(markup, "</body>", position):
+            return position + len("</body>")
         position = _body_tag(markup, position, open_elements)
         if position < 0:
-            return None
-    top = root.children
-    for node in top:
-        if type(node) is Element:
-            node.parent = None
-    return top
+            return -1
+    return position
 
 
 def _body_tag(markup: str, position: int, open_elements: list[Element]) -> int:
