@@ -311,7 +311,8 @@ def open_database(
 
     `meanwhile` is the caller's own preparation (imports, loading a model), which must not need the
     database: it runs in this thread while DuckDB starts its instance on another. The start is ≈25–60 ms
-    of native code that lets Python run beside it, and most commands leave the second core idle then.
+    of native code, but it holds the GIL for most of it (a Python thread beside it ran at 15–41% of its
+    own speed), so the two overlap only in part.
     `spare` is work the caller would otherwise do later or not at all (warming a cache): it runs after
     `meanwhile` only while the open is still under way, so it never makes the caller wait longer.
     """
