@@ -9,7 +9,7 @@ rebuild or `index embed` replaces the vectors.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from typing import NamedTuple
 
 from memhtml.contracts.errors import EmbedSpaceMismatch
@@ -70,12 +70,13 @@ def indexed_chunks(database: Database) -> int:
     return single + sum(len(chunk_text(str(row[0]))) for row in others)
 
 
-def check_space(database: Database, space: str, state: VectorState | None = None) -> None:
+def check_space(database: Database, space: str, state: VectorState | None = None) -> bool:
     """Refuse a configured space that differs from the one the index's vectors are in (read from
-    `state` when the caller has just read it, else from the index)."""
+    `state` when the caller has just read it, else from the index); returns whether the index already
+    records `space` (False: it records none yet)."""
     recorded = state.space if state is not None else database.value("SELECT embed_model FROM index_state")
     if recorded is None or recorded == space:
-        return
+        return recorded is not None
     holds_vectors = state.embeddings > 0 if state is not None else _has_vectors(database)
     if holds_vectors:
         raise EmbedSpaceMismatch(
@@ -83,6 +84,21 @@ def check_space(database: Database, space: str, state: VectorState | None = None
             "vectors of two spaces are never mixed",
             ["memhtml index embed", "memhtml index rebuild", f"MEMHTML_EMBED set back to the one that made {recorded}"],
         )
+    return False  # another space, recorded without a vector left in it: the first vectors record `space`
+
+
+class PendingTexts(NamedTuple):
+    """The memory texts without a vector, as `pending_in_space` found them for one space."""
+
+    space: str
+    space_recorded: bool  # the index records `space` already (it records none otherwise)
+    texts: list[tuple[str, str]]  # (content_hash, body_text), one per hash
+
+
+def pending_in_space(database: Database, space: str, paths: Collection[str] | None = None) -> PendingTexts:
+    """`check_space` for `space`, then `pending_texts(database, paths)`."""
+    recorded = check_space(database, space)
+    return PendingTexts(space, recorded, pending_texts(database, paths))
 
 
 def pending_texts(database: Database, paths: Collection[str] | None = None) -> list[tuple[str, str]]:
@@ -124,14 +140,14 @@ def embed_pending(
     paths: Collection[str] | None = None,
     replace_space: bool = False,
     progress: Progress | None = None,
-    pending: Sequence[tuple[str, str]] | None = None,
+    pending: PendingTexts | None = None,
 ) -> int:
     """Embed every chunk that has no vector; returns how many vectors were written.
 
     With `replace_space`, vectors of another space are dropped first (the remedy for a mismatch);
     without it a mismatch is refused. Each slice commits on its own, so an interrupted pass keeps what
-    it wrote and the next one continues from there. `pending`: what `pending_texts(database, paths)`
-    answered just before, when the caller already asked.
+    it wrote and the next one continues from there. `pending`: what `pending_in_space(database,
+    embedder.space, paths)` answered just before, when the caller already asked.
     """
     if replace_space:
         recorded = database.value("SELECT embed_model FROM index_state")
@@ -140,18 +156,23 @@ def embed_pending(
                 database.run("DELETE FROM chunk_vectors")
                 database.run("UPDATE index_state SET embed_model = NULL, embed_dim = NULL WHERE id = 1")
             paths, pending = None, None  # every text is pending in the new space
-    check_space(database, embedder.space)
-    if pending is None:
-        pending = pending_texts(database, paths)
-    if not pending:
-        _record_space(database, embedder)
+    if pending is None or pending.space != embedder.space:
+        pending = pending_in_space(database, embedder.space, paths)
+    # The space is written once, with the first vectors (or at once when there are none to write), and
+    # not at all when the index records it already: an update of a row that stays as it is still costs
+    # a statement (≈1 ms a write).
+    space_recorded = pending.space_recorded
+    texts = pending.texts
+    if not texts:
+        if not space_recorded:
+            _record_space(database, embedder)
         return 0
     written = 0
-    for start in range(0, len(pending), EMBED_SLICE):
+    for start in range(0, len(texts), EMBED_SLICE):
         hashes: list[str] = []
         ordinals: list[int] = []
         chunks: list[str] = []
-        for content_hash, body_text in pending[start : start + EMBED_SLICE]:
+        for content_hash, body_text in texts[start : start + EMBED_SLICE]:
             for ordinal, chunk in enumerate(chunk_text(body_text)):
                 hashes.append(content_hash)
                 ordinals.append(ordinal)
@@ -159,10 +180,12 @@ def embed_pending(
         vectors = embedder.embed_documents(chunks)
         with database.transaction():
             database.insert_vectors(hashes, ordinals, [len(chunk) for chunk in chunks], vectors)
-            _record_space(database, embedder)
+            if not space_recorded:
+                _record_space(database, embedder)
+        space_recorded = True
         written += len(chunks)
         if progress is not None:
-            progress(min(start + EMBED_SLICE, len(pending)), len(pending))
+            progress(min(start + EMBED_SLICE, len(texts)), len(texts))
     return written
 
 

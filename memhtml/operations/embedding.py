@@ -17,13 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from memhtml.contracts.errors import EmbedSpaceMismatch, MemhtmlError, ModelUnavailable
 from memhtml.index.database import Database, open_database
 from memhtml.index.embedders import Embedder, checked_setting, load_embedder, space_of
-from memhtml.index.vectors import (
-    check_space,
-    embed_pending,
-    pending_texts,
-    prune_vectors,
-    vector_state,
-)
+from memhtml.index.vectors import embed_pending, pending_in_space, prune_vectors, vector_state
 from memhtml.operations.config import load_config
 
 if TYPE_CHECKING:
@@ -78,9 +72,8 @@ def embed_after_pass(
     if space is None:
         return EmbedOutcome(0)
     try:
-        check_space(database, space)
-        pending = pending_texts(database, paths)
-        if not pending:
+        pending = pending_in_space(database, space, paths)
+        if not pending.texts:
             return EmbedOutcome(0)  # the model is not even loaded
         embedder = configured_embedder()
         if embedder is None:

@@ -260,3 +260,40 @@ def test_stored_vector_components_are_rounded_to_their_decimals(store: Path, as_
             assert value == float(numpy.float32(round(value, VECTOR_DECIMALS)))
             assert abs(value - original) <= step / 2 + 1e-7
         assert any(value != float(numpy.float32(original)) for value, original in zip(stored[key], given, strict=True))
+
+
+def recorded_space(root: Path) -> tuple[str | None, int | None]:
+    """The vector space and dimensions `index_state` records, read from the index file directly."""
+    connection = duckdb.connect(str(database_paths(root)[0]), read_only=True)
+    try:
+        space, dims = connection.sql("SELECT embed_model, embed_dim FROM index_state").fetchall()[0]
+    finally:
+        connection.close()
+    return space, dims
+
+
+def test_the_first_vectors_record_their_space_and_later_writes_keep_it(store: Path, counting: CountingEmbedder) -> None:
+    expected = (counting.space, int(counting.space.rsplit("@", 1)[1]))
+    assert write(store, TIMEOUT).stored
+    assert recorded_space(store) == expected
+    assert write(store, POOL).stored
+    assert recorded_space(store) == expected
+    assert len({row[0] for row in vector_rows(store)}) == 2
+
+
+def test_a_space_recorded_without_a_vector_left_gives_way_to_the_configured_one(
+    store: Path, counting: CountingEmbedder
+) -> None:
+    assert write(store, TIMEOUT).stored
+    # The index's vectors gone, and another space recorded in their place: nothing is left in it.
+    connection = duckdb.connect(str(database_paths(store)[0]))
+    try:
+        connection.execute("DELETE FROM chunk_vectors")
+        connection.execute("UPDATE index_state SET embed_model = 'elsewhere@8', embed_dim = 8")
+    finally:
+        connection.close()
+    pooled = write(store, POOL)
+    assert pooled.stored
+    assert recorded_space(store) == (counting.space, int(counting.space.rsplit("@", 1)[1]))
+    pool_hash = file_hashes(store)[pooled.path]
+    assert {row[0] for row in vector_rows(store)} == {pool_hash}
