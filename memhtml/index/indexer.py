@@ -168,15 +168,16 @@ def update(
         elif head is None and indexed_head is not None:
             report.removed += remove_paths(database, _all_paths(database))
             forget_duplicates(database, _listed_paths(database))
-        if worktree:
-            dirty_now = _project_working_tree(
-                database, reader, head, previously_dirty=previously_dirty, now=now, report=report
-            )
+        dirty_now = (
+            _project_working_tree(database, reader, head, previously_dirty=previously_dirty, now=now, report=report)
+            if worktree
+            else None
+        )
         _promote_duplicates(database, reader, head, now, report)
         _settle_skipped(database, report)
         # The watermark in one statement: the head, and the dirty paths when the tree was scanned (each
         # update of the one row costs a statement, ≈2 ms of a write with a list).
-        if worktree:
+        if dirty_now is not None:
             database.run(
                 "UPDATE index_state SET head_sha = $head, dirty_paths = $paths, updated_at = $now WHERE id = 1",
                 {"head": head, "paths": dirty_now, "now": now},
