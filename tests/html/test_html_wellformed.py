@@ -160,9 +160,9 @@ _BODY = "<!doctype html>\n<html>\n<head>\n<title>t</title>\n</head>\n<body>\n{}\
         '<p title="a" title="b">x</p>',
         "<template><p>x</p></template>",
         "<p>x</P >",
-        "<p><kbd>x</\u212abd>y</p>",
+        "<p><kbd>x</\u212abd>y</p>",  # `</` and a Kelvin sign, which lowercases to `k`, is a comment
         "<pre>&#10;x</pre>",  # a newline first in a <pre> is dropped even when written as a reference
-        "<pre>&#x0A;&#10;x</pre>",  # `</` and a Kelvin sign, which lowercases to `k`, is a comment
+        "<pre>&#x0A;&#10;x</pre>",
     ],
 )
 def test_markup_whose_tree_is_not_its_nesting_goes_to_lexbor(body: str) -> None:
@@ -227,10 +227,15 @@ def test_lexbor_is_loaded_only_for_markup_the_reader_declines() -> None:
     assert _imports_lexbor_to_parse(_BODY.format("<table><tr><td>x</td></tr></table>"))
 
 
-def test_the_names_the_reader_keeps_are_bounded_in_length() -> None:
+def test_the_names_the_reader_keeps_are_bounded_in_length_and_number() -> None:
     from memhtml.html import wellformed
 
     long_name = "a" * 5000
     assert read_wellformed_fragment(f'<p {long_name}="x">y</p>') is not None
     assert read_wellformed_fragment(f"<p>a <{long_name}> b</p>") is None  # an element it does not know
-    assert all(len(raw) <= 40 for raw in wellformed._PLAIN_NAMES)
+    assert all(len(raw) <= wellformed._PLAIN_NAME_KEPT_LENGTH for raw in wellformed._PLAIN_NAMES)
+    # More distinct names than it keeps, each still read right once the memo is full.
+    for number in range(wellformed._PLAIN_NAMES_KEPT + 100):
+        nodes = read_wellformed_fragment(f'<p data-n{number}="x">y</p>')
+        assert nodes is not None and nodes_shape(nodes) == (("p", ((f"data-n{number}", "x"),), (("Text", "y"),), None),)
+    assert len(wellformed._PLAIN_NAMES) <= wellformed._PLAIN_NAMES_KEPT
