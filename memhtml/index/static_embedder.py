@@ -17,8 +17,9 @@ A text is embedded exactly as model2vec's `StaticModel.encode` embeds it with th
 3. drop every unknown token (after truncation, as model2vec does);
 4. average the rows of the remaining ids and L2-normalize; a text with no token left is a zero row.
 
-A short ASCII text, the common case of a query or of the one memory a write embeds, is tokenized by
-the pure-Python `wordpiece` (which reads `vocab.txt`) and its few token rows are read straight from the
+A single text, the common case of a query or of the one memory a write embeds, is tokenized by the
+pure-Python `wordpiece` (which reads `vocab.txt`) whenever it reproduces `tokenizers` on every character
+of it (ASCII and the scripts and symbols it lists), and its few token rows are read straight from the
 memory-mapped file with `struct` (`embed_one`): importing `tokenizers` and NumPy would cost a CLI search
 more than everything else it does. Any other text, and every bulk batch, goes through `tokenizers`,
 which is imported and loaded on first use. Many texts are embedded in slices of `TEXTS_PER_SLICE`, so
@@ -37,7 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from memhtml.index.wordpiece import WordPieceVocabulary, read_vocabulary
+from memhtml.index.wordpiece import WordPieceVocabulary, read_vocabulary, supports
 
 if TYPE_CHECKING:
     import numpy as np
@@ -94,7 +95,7 @@ class StaticEmbedder:
         everything else that search does."""
         limit = self._max_chars
         kept = text[:limit] if limit is not None else text
-        if kept.isascii():
+        if supports(kept):
             ids = self._vocabulary.ids(kept, self._max_tokens)
         else:
             ids = self._loaded_tokenizer().encode(kept, add_special_tokens=False).ids

@@ -1,19 +1,31 @@
-"""The shipped model's WordPiece tokenizer in pure Python, for ASCII text.
+"""The shipped model's WordPiece tokenizer in pure Python, for the texts a command embeds one at a time.
 
-Importing `tokenizers` and loading `tokenizer.json` cost a CLI process ≈50 ms, more than the rest of a
-search at 10k memories. A query, or the one memory a write embeds, is short and nearly always ASCII,
-so `StaticEmbedder.embed_one` tokenizes ASCII text here and leaves every other text, and every bulk
-batch, to `tokenizers`. On ASCII the two agree id for id (tests compare them on the bench corpus, on
-edge cases and on generated text), because on ASCII each stage of the shipped pipeline is simple:
+Importing `tokenizers` and loading `tokenizer.json` cost a CLI process ≈50–90 ms, more than the rest of a
+search at 10k memories. A query, or the one memory a write embeds, is short, so `StaticEmbedder.embed_one`
+tokenizes it here whenever this module reproduces `tokenizers` on every character of it (`supports`):
+ASCII, and the scripts, punctuation and symbols of `SUPPORTED_RANGES` (Latin with its accents, Greek,
+Cyrillic, Armenian, Hebrew, Arabic, Devanagari, Thai, Georgian, the CJK ideographs, kana and Hangul, the
+general punctuation of typeset text such as `—`, `’` and `…`, and the common symbol blocks and emoji).
+Every other text, and every bulk batch, goes to `tokenizers`. On supported text the two agree id for id
+(tests compare them on every supported code point in several contexts, on the bench corpus, on edge
+cases and on generated text), because each stage of the shipped pipeline is then a rule of the Unicode
+character database, applied in the order `tokenizers` applies it:
 
-- BertNormalizer: control characters are dropped (`\\x0b` and `\\x0c` too: they are dropped as controls
-  before whitespace is mapped), tab, line feed and carriage return become spaces, letters are
-  lowercased; stripping accents and isolating CJK characters change nothing;
-- BertPreTokenizer: split on whitespace, and every punctuation character is a word of its own;
 - the special tokens (`[PAD]`, `[UNK]`) are matched in the raw text first, case and all, and each is
   its own id, as `tokenizers` matches its added tokens before normalizing;
+- BertNormalizer: NUL, U+FFFD and every other control or format character (general category C) but tab,
+  line feed and carriage return is dropped, so `\\x0b` and `\\x0c` go too; those three and every other
+  White_Space character become spaces; each CJK ideograph (BERT's ranges) is set apart by spaces; the
+  text is decomposed (NFD) and its nonspacing marks (Mn) dropped, which takes accents off (`café` is
+  `cafe`); each character is lowercased on its own (`ΟΔΟΣ` gives `οδοσ`: no final-sigma rule);
+- BertPreTokenizer: split on whitespace, and every punctuation character (ASCII punctuation, or general
+  category P) is a word of its own;
 - WordPiece: greedy longest match from the start of a word, continuations prefixed `##`; a word longer
   than `max_input_chars_per_word` characters, or with a piece the vocabulary lacks, is one unknown token.
+
+`tokenizers` reads its character classes from older Unicode tables than Python's `unicodedata`, so the
+ranges hold only blocks whose marks, punctuation and controls were all assigned before those tables were
+made; an unassigned code point (category Cn here) is never supported, whatever range it falls in.
 
 The vocabulary comes from `vocab.txt` (the token of id i on line i + 1), written from `tokenizer.json`
 when the model is built. A query needs the ids of a dozen pieces, so its lookups search the file's
@@ -25,6 +37,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import string
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
@@ -34,6 +48,117 @@ _DROPPED: Final[dict[int, None]] = {code: None for code in [*range(0x09), 0x0B, 
 # A word is a run of characters that are neither whitespace (what cleaning left of it) nor ASCII
 # punctuation, or one punctuation character (`!`-`/`, `:`-`@`, `[`-backquote, `{`-`~`).
 _WORDS: Final[re.Pattern[str]] = re.compile(r"[^\t\n\r !-/:-@\[-`{-~]+|[!-/:-@\[-`{-~]")
+
+# The blocks tokenized here beside ASCII, as inclusive (first, last) code points; see the module docstring.
+SUPPORTED_RANGES: Final[tuple[tuple[int, int], ...]] = (
+    (0x0080, 0x052F),  # Latin-1, Latin Extended-A/B, IPA, modifiers, combining diacritics, Greek, Cyrillic
+    (0x0531, 0x05FF),  # Armenian, Hebrew
+    (0x0600, 0x061C),  # Arabic (U+061D, assigned after the tables `tokenizers` reads, is left out)
+    (0x061E, 0x06FF),
+    (0x0900, 0x097F),  # Devanagari
+    (0x0E00, 0x0E7F),  # Thai
+    (0x10A0, 0x11FF),  # Georgian, Hangul Jamo
+    (0x1E00, 0x1FFF),  # Latin Extended Additional (Vietnamese), Greek Extended
+    (0x2000, 0x2BFF),  # general punctuation, super- and subscripts, currency, letterlike, arrows, math,
+    # technical, enclosed alphanumerics, box drawing, shapes, symbols, dingbats
+    (0x2E00, 0x2E42),  # supplemental punctuation up to the marks added after those tables
+    (0x2E80, 0x2FDF),  # CJK and Kangxi radicals
+    (0x3000, 0x9FFF),  # CJK punctuation, kana, Bopomofo, Hangul compatibility Jamo, CJK ideographs
+    (0xAC00, 0xD7FF),  # Hangul syllables and Jamo Extended-B
+    (0xF900, 0xFB4F),  # CJK compatibility ideographs, alphabetic presentation forms
+    (0xFE00, 0xFE6F),  # variation selectors (the emoji presentation one), vertical, half and small forms
+    (0xFF00, 0xFFEF),  # half- and full-width forms
+    (0x1F000, 0x1FAFF),  # tiles, cards, enclosed supplements, emoji and pictographs
+    (0x20000, 0x2FA1F),  # CJK ideographs, extensions B to F and the compatibility supplement
+)
+_SUPPORTED_TEXT: Final[re.Pattern[str]] = re.compile(
+    r"[\x00-\x7f" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in SUPPORTED_RANGES) + "]*+"
+)
+# BERT's CJK ideographs, each a word of its own (these bounds are BERT's, U+2B920 included).
+_CJK_IDEOGRAPHS: Final[tuple[tuple[int, int], ...]] = (
+    (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F),
+)  # fmt: skip
+# Unicode's White_Space characters: the ones that are not controls become spaces.
+_WHITE_SPACE: Final[frozenset[str]] = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B)))
+)
+_ASCII_PUNCTUATION: Final[frozenset[str]] = frozenset(string.punctuation)
+# Characters looked up in the memo maps below before they start over (a long-lived server meets many).
+_MEMO_CHARACTERS: Final[int] = 20_000
+
+
+class _NotReproduced(ValueError):
+    """A character of the text is one this module does not reproduce `tokenizers` on."""
+
+
+class _CleanedCharacter(dict[int, str]):
+    """`str.translate` map of BertNormalizer's first stages: a character to nothing (a control), a space
+    (white space), itself set apart by spaces (a CJK ideograph) or itself; `_NotReproduced` for a
+    character outside `SUPPORTED_RANGES` or unassigned."""
+
+    def __missing__(self, code: int) -> str:
+        character = chr(code)
+        category = unicodedata.category(character)
+        if category == "Cn" or (code > 0x7F and not _SUPPORTED_TEXT.fullmatch(character)):
+            raise _NotReproduced(f"U+{code:04X} is not tokenized here")
+        if character in "\t\n\r":
+            cleaned = " "
+        elif category[0] == "C":
+            cleaned = ""
+        elif character in _WHITE_SPACE:
+            cleaned = " "
+        elif any(first <= code <= last for first, last in _CJK_IDEOGRAPHS):
+            cleaned = f" {character} "
+        else:
+            cleaned = character
+        if len(self) >= _MEMO_CHARACTERS:
+            self.clear()
+        self[code] = cleaned
+        return cleaned
+
+
+class _FoldedCharacter(dict[int, str]):
+    """`str.translate` map of a decomposed character to its folded words' form: a nonspacing mark to
+    nothing, punctuation set apart by spaces, anything else lowercased on its own."""
+
+    def __missing__(self, code: int) -> str:
+        character = chr(code)
+        category = unicodedata.category(character)
+        if category == "Mn":
+            folded = ""
+        elif character in _ASCII_PUNCTUATION or category[0] == "P":
+            folded = f" {character} "
+        else:
+            folded = character.lower()
+        if len(self) >= _MEMO_CHARACTERS:
+            self.clear()
+        self[code] = folded
+        return folded
+
+
+_CLEANED: Final = _CleanedCharacter()
+_FOLDED: Final = _FoldedCharacter()
+
+
+def supports(text: str) -> bool:
+    """Whether `WordPieceVocabulary.ids` tokenizes `text` exactly as `tokenizers` does."""
+    if text.isascii():
+        return True
+    if _SUPPORTED_TEXT.fullmatch(text) is None:
+        return False
+    try:
+        text.translate(_CLEANED)
+    except _NotReproduced:
+        return False
+    return True
+
+
+def _unicode_words(text: str) -> list[str]:
+    """The words of supported text, normalized and split as BertNormalizer and BertPreTokenizer do."""
+    cleaned = text.translate(_CLEANED)
+    return unicodedata.normalize("NFD", cleaned).translate(_FOLDED).split()
+
 
 # Lookups answered by searching the vocabulary's text before the whole table is built (≈9 ms): a
 # search costs 50-200 µs, so it pays for the dozen lookups of a query (the bench's 19 queries take
@@ -119,22 +244,24 @@ class WordPieceVocabulary:
         return self._ids.table() == vocabulary
 
     def ids(self, text: str, max_tokens: int | None = None) -> list[int]:
-        """The ids of `text` (ASCII; anything else raises ValueError), the first `max_tokens` of them."""
-        if not text.isascii():
-            raise ValueError("WordPieceVocabulary tokenizes ASCII text only")
+        """The ids of `text`, the first `max_tokens` of them; ValueError for text it does not `support`."""
+        ascii_only = text.isascii()
+        if not ascii_only and not supports(text):
+            raise ValueError("WordPieceVocabulary tokenizes ASCII text and the characters of SUPPORTED_RANGES only")
         if len(text) > self._searched_text:
             self._ids.table()
         found: list[int] = []
         start = 0
         for literal in self._literal_pattern.finditer(text) if self._literal_pattern else ():
-            self._extend(found, text[start : literal.start()])
+            self._extend(found, text[start : literal.start()], ascii_only)
             found.append(self._literals[literal.group()])
             start = literal.end()
-        self._extend(found, text[start:])
+        self._extend(found, text[start:], ascii_only)
         return found[:max_tokens] if max_tokens is not None else found
 
-    def _extend(self, found: list[int], text: str) -> None:
-        for word in _WORDS.findall(text.translate(_DROPPED).lower()):
+    def _extend(self, found: list[int], text: str, ascii_only: bool) -> None:
+        words = _WORDS.findall(text.translate(_DROPPED).lower()) if ascii_only else _unicode_words(text)
+        for word in words:
             pieces = self._words.get(word)
             if pieces is None:
                 if len(self._words) >= _CACHED_WORDS:  # a long-lived server meets ever more distinct words

@@ -237,16 +237,18 @@ def test_a_model_json_that_disagrees_is_refused(tmp_path: Path, changes: dict[st
 
 
 def test_a_corrupt_tokenizer_is_refused_naming_it_when_first_needed(tmp_path: Path) -> None:
-    # tokenizer.json is read on first need (a batch, or a text that is not ASCII): the ASCII query path
-    # never pays for it, and a corrupt file is refused then, naming it, as the loader would have.
+    # tokenizer.json is read on first need (a batch, or a text with a character the pure-Python tokenizer
+    # does not reproduce): a single ASCII or French text never pays for it, and a corrupt file is refused
+    # then, naming it, as the loader would have.
     directory = model_copy(tmp_path)
     (directory / "tokenizer.json").write_text("{not json", encoding="utf-8")
     model = load_static_embedder(directory)
     assert any(model.embed_one("an invoice was paid twice"))
+    assert any(model.embed_one("la facture a été payée deux fois"))
     with pytest.raises(UnreadableModelFile, match=re.escape("tokenizer.json")):
         model.embed(["an invoice", "was paid twice"])
     with pytest.raises(UnreadableModelFile, match=re.escape("tokenizer.json")):
-        model.embed_one("la facture a été payée deux fois")
+        model.embed_one("தமிழ் invoice")
 
 
 def test_an_unreadable_tokenizer_is_the_model_unavailable_error_of_a_load(tmp_path: Path) -> None:
@@ -256,7 +258,7 @@ def test_an_unreadable_tokenizer_is_the_model_unavailable_error_of_a_load(tmp_pa
     with pytest.raises(ModelUnavailable, match=re.escape("tokenizer.json")):
         embedder.embed_documents(["a"] * 40)
     with pytest.raises(ModelUnavailable, match=re.escape("tokenizer.json")):
-        embedder.embed_query("payée deux fois")
+        embedder.embed_query("தமிழ் payée deux fois")
 
 
 def test_a_vocabulary_that_disagrees_is_refused_naming_it(tmp_path: Path) -> None:
