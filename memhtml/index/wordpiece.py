@@ -74,7 +74,7 @@ SUPPORTED_RANGES: Final[tuple[tuple[int, int], ...]] = (
 _SUPPORTED_TEXT: Final[re.Pattern[str]] = re.compile(
     r"[\x00-\x7f" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in SUPPORTED_RANGES) + "]*+"
 )
-# BERT's CJK ideographs, each a word of its own (these bounds are BERT's, U+2B920 included).
+# The CJK ideographs BertNormalizer sets apart, with `tokenizers`' bounds (U+2B820–2B91F are not among them).
 _CJK_IDEOGRAPHS: Final[tuple[tuple[int, int], ...]] = (
     (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
     (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F),
