@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from memhtml.index.wordpiece import WordPieceVocabulary, read_vocabulary, supports
+from memhtml.index.wordpiece import UnsupportedText, WordPieceVocabulary, read_vocabulary
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,9 +95,9 @@ class StaticEmbedder:
         everything else that search does."""
         limit = self._max_chars
         kept = text[:limit] if limit is not None else text
-        if supports(kept):
+        try:
             ids = self._vocabulary.ids(kept, self._max_tokens)
-        else:
+        except UnsupportedText:  # a character the pure-Python tokenizer does not reproduce
             ids = self._loaded_tokenizer().encode(kept, add_special_tokens=False).ids
         unknown = self._unk_token_id
         rows = [self._matrix.row(token_id) for token_id in ids if token_id != unknown]

@@ -88,20 +88,20 @@ _ASCII_PUNCTUATION: Final[frozenset[str]] = frozenset(string.punctuation)
 _MEMO_CHARACTERS: Final[int] = 20_000
 
 
-class _NotReproduced(ValueError):
+class UnsupportedText(ValueError):
     """A character of the text is one this module does not reproduce `tokenizers` on."""
 
 
 class _CleanedCharacter(dict[int, str]):
     """`str.translate` map of BertNormalizer's first stages: a character to nothing (a control), a space
-    (white space), itself set apart by spaces (a CJK ideograph) or itself; `_NotReproduced` for a
+    (white space), itself set apart by spaces (a CJK ideograph) or itself; `UnsupportedText` for a
     character outside `SUPPORTED_RANGES` or unassigned."""
 
     def __missing__(self, code: int) -> str:
         character = chr(code)
         category = unicodedata.category(character)
         if category == "Cn" or (code > 0x7F and not _SUPPORTED_TEXT.fullmatch(character)):
-            raise _NotReproduced(f"U+{code:04X} is not tokenized here")
+            raise UnsupportedText(f"U+{code:04X} is outside ASCII and SUPPORTED_RANGES: not tokenized here")
         if character in "\t\n\r":
             cleaned = " "
         elif category[0] == "C":
@@ -149,13 +149,14 @@ def supports(text: str) -> bool:
         return False
     try:
         text.translate(_CLEANED)
-    except _NotReproduced:
+    except UnsupportedText:
         return False
     return True
 
 
 def _unicode_words(text: str) -> list[str]:
-    """The words of supported text, normalized and split as BertNormalizer and BertPreTokenizer do."""
+    """The words of `text`, normalized and split as BertNormalizer and BertPreTokenizer do; UnsupportedText
+    when it holds a character this module does not reproduce `tokenizers` on."""
     cleaned = text.translate(_CLEANED)
     return unicodedata.normalize("NFD", cleaned).translate(_FOLDED).split()
 
@@ -244,10 +245,9 @@ class WordPieceVocabulary:
         return self._ids.table() == vocabulary
 
     def ids(self, text: str, max_tokens: int | None = None) -> list[int]:
-        """The ids of `text`, the first `max_tokens` of them; ValueError for text it does not `support`."""
+        """The ids of `text`, the first `max_tokens` of them; UnsupportedText (a ValueError) for text this
+        module does not `support`, found while its words are read (one pass over the text)."""
         ascii_only = text.isascii()
-        if not ascii_only and not supports(text):
-            raise ValueError("WordPieceVocabulary tokenizes ASCII text and the characters of SUPPORTED_RANGES only")
         if len(text) > self._searched_text:
             self._ids.table()
         found: list[int] = []
