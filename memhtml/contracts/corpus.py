@@ -33,6 +33,10 @@ class BlobSource(Protocol):
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """Blob contents by sha; shas that are missing are left out."""
 
+    def committed_blobs(self, entries: Sequence[tuple[str, str]]) -> dict[str, bytes]:
+        """Blob contents by sha for `(path, blob sha)` entries of a commit: read from the working-tree
+        file at the path where it holds exactly the blob's bytes, the others as `blobs` reads them."""
+
     def close(self) -> None:
         """End this process's git process, if it opened one."""
 
@@ -46,6 +50,9 @@ class CorpusReader(Protocol):
 
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """Blob contents by sha (one streamed cat-file --batch)."""
+
+    def committed_blobs(self, entries: Sequence[tuple[str, str]]) -> dict[str, bytes]:
+        """`BlobSource.committed_blobs`, read by this process."""
 
     def blob_source(self) -> BlobSource:
         """What worker processes read blobs through, each with its own git process."""

@@ -217,7 +217,7 @@ def _apply_commits(
     # In slices, so a 50k-file commit never holds every blob and projection at once; one worker pool.
     def read(chunk: list[tuple[str, str]]) -> list[Item]:
         unknown = [(path, sha) for path, sha in chunk if sha not in known]
-        contents = reader.blobs(sha for _, sha in unknown)
+        contents = reader.committed_blobs(unknown)
         return [(path, sha, contents.get(sha)) for path, sha in unknown]
 
     chunks = [wanted[start : start + REBUILD_SLICE] for start in range(0, len(wanted), REBUILD_SLICE)]

@@ -124,7 +124,7 @@ def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str, direct
 
 def stage_blobs(entries: Sequence[tuple[str, str]], now: str, directory: str, source: BlobSource) -> StagedChunk:
     """`stage_items` of `(path, blob sha)` entries, their blobs read through `source` by this process."""
-    contents = source.blobs(sha for _, sha in entries)
+    contents = source.committed_blobs(entries)
     return stage_items([(path, sha, contents.get(sha)) for path, sha in entries], now, directory)
 
 

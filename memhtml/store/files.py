@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from memhtml.contracts.errors import InvalidMemory, StorageFailure, WriteConflict
@@ -84,6 +86,48 @@ def read_regular_file(root: Path, path: str) -> bytes | None:
         return b"".join(chunks)
     finally:
         os.close(directory)
+
+
+# A working-tree copy larger than this is not read to be compared with its blob: git reads it instead.
+LARGEST_COMPARED_FILE = 64 << 20
+
+
+def blob_id(data: bytes) -> str:
+    """The object name git gives a blob of `data` (`git hash-object --no-filters`)."""
+    digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def committed_bytes_on_disk(root: Path, entries: Iterable[tuple[str, str]]) -> dict[str, bytes]:
+    """Blob contents by blob id, for the `(path, blob id)` entries whose working-tree file holds exactly
+    that blob's bytes; the rest are left out, for git to read.
+
+    A clean checkout holds every committed blob as a plain file, and reading one costs a fraction of
+    having git find and inflate its object (a 10k-memory rebuild: ≈0.15 s against ≈0.75 s of CPU).
+    The bytes are trusted only when they hash to the blob id, so an edited, filtered (autocrlf, a smudge
+    filter) or half-written file, and whatever a symbolic link leads to, is simply read from git; the
+    file is opened without blocking (a FIFO) and read only when it is a regular file.
+    """
+    found: dict[str, bytes] = {}
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
+    for path, blob in entries:
+        try:
+            descriptor = os.open(root / path, flags)
+        except OSError:
+            continue
+        try:
+            status = os.fstat(descriptor)
+            if not stat.S_ISREG(status.st_mode) or status.st_size > LARGEST_COMPARED_FILE:
+                continue
+            data = os.read(descriptor, status.st_size + 1)
+        except OSError:
+            continue
+        finally:
+            os.close(descriptor)
+        if blob_id(data) == blob:
+            found[blob] = data
+    return found
 
 
 def _is_link(directory: int, name: str) -> bool:

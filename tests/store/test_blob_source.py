@@ -79,3 +79,41 @@ def test_a_git_process_that_ended_is_replaced_and_one_that_ends_mid_answer_fails
         assert source.blobs(some) == wanted
     finally:
         source.close()
+
+
+def _drop_loose_object(root: Path, sha: str) -> None:
+    (root / ".git" / "objects" / sha[:2] / sha[2:]).unlink()
+
+
+@pytest.mark.parametrize("reader", [GitBlobSource, GitCorpusReader], ids=["worker's source", "reader"])
+def test_committed_blobs_take_a_file_from_disk_only_when_it_holds_the_blob_s_exact_bytes(
+    blobs: tuple[Path, dict[str, bytes]], reader: type[GitBlobSource] | type[GitCorpusReader]
+) -> None:
+    import os
+
+    root, expected = blobs
+    listed = [line for line in git(root, "ls-tree", "HEAD").split("\n") if line]
+    entries = [(line.split("\t")[1], line.split()[2]) for line in listed]
+    assert {sha for _, sha in entries} == set(expected)
+    # Six files of distinct, non-empty contents, each given a different state on disk.
+    clean, edited, deleted, fifo, linked, directory = [
+        (name, sha) for name, sha in entries if expected[sha] and int(name[1:5]) % 5 != 0
+    ][:6]
+    (root / edited[0]).write_bytes(b"an edit the commit does not hold\n")
+    (root / deleted[0]).unlink()
+    (root / fifo[0]).unlink()
+    os.mkfifo(root / fifo[0])  # opened without blocking and never read: git answers for it
+    (root / linked[0]).unlink()
+    (root / linked[0]).symlink_to(root / clean[0])
+    (root / directory[0]).unlink()
+    (root / directory[0]).mkdir()
+    source = reader(root)
+    try:
+        assert source.committed_blobs(entries) == expected  # HEAD's bytes for every entry, whatever is on disk
+        # Without its object a clean file is still read, from disk; an edited one is never made up from disk.
+        _drop_loose_object(root, clean[1])
+        _drop_loose_object(root, edited[1])
+        assert source.committed_blobs([clean, edited]) == {clean[1]: expected[clean[1]]}
+        assert source.blobs([clean[1], edited[1]]) == {}  # git itself has neither object now
+    finally:
+        GitBlobSource(root).close()
