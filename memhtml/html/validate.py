@@ -60,10 +60,19 @@ def check_memory(text: str) -> MemoryCheck:
 
 
 def inspect_memory(text: str) -> tuple[ParsedMemory, MemoryCheck]:
-    """Read and check a file with one parse (what an indexer needs for every file it projects)."""
+    """Read and check a file with one parse (what an indexer needs for every file it projects).
+
+    The memory's `article` comes back detached: once the tree is read and checked, no element keeps its
+    parent, so the tree is freed as soon as the caller drops it. Parent links make every element part
+    of a reference cycle, which only the cycle collector frees: it cost a projected file a quarter of
+    its read (≈20 of 75 µs), and each `has_ancestor` asked afterwards would answer as of a tree that is
+    not kept anyway."""
     html = parse_document(text)
     parts = document_parts(html)
-    return parse_memory_tree(html, parts), check_memory_tree(html, parts)
+    memory, check = parse_memory_tree(html, parts), check_memory_tree(html, parts)
+    for element in parts.elements:
+        element.parent = None
+    return memory, check
 
 
 def check_memory_tree(html: Element, parts: DocumentParts | None = None) -> MemoryCheck:

@@ -112,3 +112,21 @@ def test_reading_edge_cases_read_as_they_always_did(name: str) -> None:
     memory, check = inspect_memory(text)
     assert {field: getattr(memory, field) for field in expected} == expected
     assert check == check_memory_tree(parse_document(text))
+
+
+def test_a_memory_read_and_checked_leaves_no_reference_cycle_for_the_collector() -> None:
+    """Parent links would make each element of the tree part of a cycle that only the cycle collector
+    frees; the tree must go as soon as the caller drops what it was given."""
+    import gc
+
+    expected = inspect_memory(FILE_A)[0].article_inner_html
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            memory, check = inspect_memory(FILE_A)
+            assert memory.article_inner_html == expected and not check.violations
+            del memory, check
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
