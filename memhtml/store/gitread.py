@@ -11,7 +11,7 @@ import contextlib
 import datetime as dt
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -75,6 +75,16 @@ def status_records(root: Path) -> list[tuple[str, str]]:
     ]
     records += [("??", name.decode("utf-8", "surrogateescape")) for name in untracked[0].split(b"\0") if name]
     return records
+
+
+def committed_blobs(
+    root: Path, entries: Sequence[tuple[str, str]], from_git: Callable[[Iterable[str]], dict[str, bytes]]
+) -> dict[str, bytes]:
+    """Blob contents of `(path, blob id)` entries: from the working tree where a file holds its blob's
+    exact bytes, the rest through `from_git`."""
+    contents = committed_bytes_on_disk(root, entries)
+    contents.update(from_git(sha for _, sha in entries if sha not in contents))
+    return contents
 
 
 class _StatusScan:
@@ -158,11 +168,8 @@ class GitCorpusReader:
         return contents
 
     def committed_blobs(self, entries: Sequence[tuple[str, str]]) -> dict[str, bytes]:
-        # A clean file's bytes from disk, and no git process at all when every file is clean (a write's
-        # index step, an update after a commit made here).
-        contents = committed_bytes_on_disk(self.root, entries)
-        contents.update(self.blobs(sha for _, sha in entries if sha not in contents))
-        return contents
+        # No git process at all when every file is clean (an update after a commit made in this tree).
+        return committed_blobs(self.root, entries, self.blobs)
 
     def blob_source(self) -> GitBlobSource:
         return GitBlobSource(self.root)
@@ -313,9 +320,7 @@ class GitBlobSource:
         return contents
 
     def committed_blobs(self, entries: Sequence[tuple[str, str]]) -> dict[str, bytes]:
-        contents = committed_bytes_on_disk(self.root, entries)
-        contents.update(self.blobs(sha for _, sha in entries if sha not in contents))
-        return contents
+        return committed_blobs(self.root, entries, self.blobs)
 
     def close(self) -> None:
         process = _OPEN_CAT_FILES.pop(self.root, None)
