@@ -6,6 +6,7 @@ work with no repository at all; every other command is one handler looked up by 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import NoReturn
@@ -13,11 +14,13 @@ from typing import NoReturn
 from memhtml import __version__
 from memhtml.cli.door import Door
 from memhtml.cli.grammar import Invocation, parse_command_line
+from memhtml.contracts import lifetime
 from memhtml.contracts.errors import Interrupted, MemhtmlError, UsageError
 from memhtml.operations.config import Config, calm_blas_threads, load_config
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
+    lifetime.end_by_exit()  # `_end_process`: what the kernel releases at the exit may wait for it
     calm_blas_threads()
     _open_missing_streams()
     _end_process(run(sys.argv[1:] if argv is None else argv))
@@ -35,9 +38,10 @@ def _open_missing_streams() -> None:
 def _end_process(status: int) -> NoReturn:
     """Exit with `status` once the answer is out.
 
-    Every file, database and child process a command opens is closed before `run` returns, so
-    Python's own teardown (finalizing every module and DuckDB's native state, ≈15 ms of each command)
-    only delays the caller. It is skipped unless something may still need it: a thread still running,
+    Every file and child process a command opens is closed before `run` returns, and what it left open
+    for the exit (its DuckDB connection: `lifetime.ends_by_exit`) holds nothing the kernel does not
+    release, so Python's own teardown (finalizing every module and DuckDB's native state, ≈15 ms of each
+    command) only delays the caller. It is skipped unless something may still need it: a thread still running,
     worker processes (their pool shuts down at exit), a profiler or tracer writing its report at exit,
     or a standard stream that cannot be flushed.
     """
@@ -58,6 +62,10 @@ def _end_process(status: int) -> NoReturn:
         except (OSError, ValueError):
             needs_teardown = True
     if needs_teardown:
+        # Python's teardown would meet what was left open half torn down; closing it cannot change what
+        # the command did, so a failure there must not change its exit status either.
+        with contextlib.suppress(Exception):
+            lifetime.release_deferred()
         sys.exit(status)
     os._exit(status)
 

@@ -24,6 +24,7 @@ try:
 except ImportError:  # a duckdb build without the top-level native module
     import duckdb  # type: ignore[no-redef]
 
+from memhtml.contracts import lifetime
 from memhtml.contracts.errors import DamagedIndex, StorageFailure
 
 _Opened = TypeVar("_Opened")
@@ -71,12 +72,23 @@ def migrations_root() -> Path:
 class Database:
     """One open connection: the index plane as `main`, the state plane attached as `state`."""
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection, read_only: bool, *, shared: bool = False) -> None:
+    def __init__(
+        self,
+        connection: duckdb.DuckDBPyConnection,
+        read_only: bool,
+        *,
+        shared: bool = False,
+        main_catalog: str | None = None,
+    ) -> None:
         self._connection = connection
         self.read_only = read_only
         self._shared = shared  # attached to the process's one instance: closing detaches the files
-        # DuckDB names the main catalog after the file; statements switch back to it after `USE state`.
-        self.main_catalog: str = connection.execute("SELECT current_database()").fetchall()[0][0]
+        # The catalog statements switch back to after `USE state`. An open names it (`INDEX_ALIAS`, as
+        # DuckDB names the catalog of `index.duckdb`): asking DuckDB (`current_database()`) is the first
+        # statement's cost, ≈4 ms of every command's open.
+        self.main_catalog: str = (
+            connection.execute("SELECT current_database()").fetchall()[0][0] if main_catalog is None else main_catalog
+        )
 
     def rows(self, sql: str, parameters: Mapping[str, Any] | Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
         """Run a statement and fetch every row (never leaves an unfinished result behind)."""
@@ -249,11 +261,13 @@ class Database:
         if not self.read_only:
             with contextlib.suppress(duckdb.Error, OSError):
                 self._checkpoint_long_logs()
-        if not self._shared:
+        if self._shared:
+            _release_shared(self._connection)
+        elif lifetime.ends_by_exit():
+            _leave_for_exit(self._connection)
+        else:
             with contextlib.suppress(duckdb.Error):
                 self._connection.close()
-            return
-        _release_shared(self._connection)
 
     def _checkpoint_long_logs(self) -> None:
         attached = self._connection.execute(
@@ -263,6 +277,27 @@ class Database:
             log = Path(f"{path}.wal")
             if log.exists() and log.stat().st_size > LOG_CHECKPOINT_BYTES:
                 self._connection.execute(f'CHECKPOINT "{catalog}"')
+
+
+# Connections closed by a process that ends with `os._exit` (`lifetime.ends_by_exit`), left open for
+# the exit. Closing one tears DuckDB's instance down (its catalog, buffers and threads): ≈5–10 ms at the
+# end of every command, which the kernel does for nothing when the process ends. What the connection
+# committed is in the file or its write-ahead log already (a commit syncs the log; `close` checkpointed
+# a long log just before), and its lock goes with the process, a moment later, once the answer is out.
+_left_for_exit: list[duckdb.DuckDBPyConnection] = []
+
+
+def _leave_for_exit(connection: duckdb.DuckDBPyConnection) -> None:
+    _left_for_exit.append(connection)
+    lifetime.defer_release(close_left_connections)
+
+
+def close_left_connections() -> None:
+    """Close the connections left for the exit: before this process opens a file again (DuckDB would
+    hand it the instance still open), or when it ends the ordinary way after all."""
+    while _left_for_exit:
+        with contextlib.suppress(duckdb.Error):
+            _left_for_exit.pop().close()
 
 
 def membership(column: str, name: str, values: Collection[Any]) -> tuple[str, dict[str, Any]]:
@@ -340,9 +375,10 @@ def open_database(
 
 def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait: float, *, shared: bool) -> Database:
     """Both planes attached to one connection and migrated; nothing is left open when it fails."""
+    close_left_connections()
     connection = (_attach_shared if shared else _connect_with_retry)(index_file, read_only, lock_wait)
     try:
-        database = Database(connection, read_only, shared=shared)
+        database = Database(connection, read_only, shared=shared, main_catalog=_catalog_of(index_file, shared=shared))
     except BaseException:
         if shared:
             _release_shared(connection)
@@ -359,6 +395,12 @@ def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait:
         database.close()
         raise
     return database
+
+
+def _catalog_of(index_file: Path, *, shared: bool) -> str:
+    """The catalog DuckDB gives the index plane: its alias when attached to the shared instance, else the
+    file's name up to its first dot (`index.duckdb` is `index`)."""
+    return INDEX_ALIAS if shared else index_file.name.split(".", 1)[0]
 
 
 def _open_beside(
@@ -661,6 +703,7 @@ def set_aside_index(root: Path, instant: str, damaged: tuple[int, int] | None) -
     fresh one; the names stay under the ignore patterns `init` writes. Only the file found damaged
     (`damaged`, its `index_identity`) is moved: another process may have replaced it already and be
     rebuilding into the new one. Returns the new name, or None when nothing was moved."""
+    close_left_connections()  # this process lets go of the file before moving it
     index_file = database_paths(root)[0]
     if damaged is None or index_identity(root) != damaged:
         return None

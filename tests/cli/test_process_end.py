@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from memhtml.cli import entry
+from memhtml.contracts import lifetime
 
 
 class Ended(Exception):
@@ -64,6 +65,63 @@ def test_worker_processes_get_the_full_teardown(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(Ended) as ended:
         entry._end_process(1)
     assert (ended.value.how, ended.value.status) == ("teardown", 1)
+
+
+@pytest.fixture
+def deferred(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Two releases left for the exit, the first of them failing; returns what was released."""
+    monkeypatch.setattr(lifetime, "_deferred", [])
+    released: list[str] = []
+
+    def failing() -> None:
+        released.append("failing")
+        raise OSError("the release failed")
+
+    lifetime.defer_release(failing)
+    lifetime.defer_release(lambda: released.append("second"))
+    lifetime.defer_release(failing)  # deferred once, however often asked
+    return released
+
+
+@pytest.mark.usefixtures("endings")
+def test_the_fast_ending_leaves_what_was_left_for_the_exit_to_the_kernel(deferred: list[str]) -> None:
+    with pytest.raises(Ended) as ended:
+        entry._end_process(0)
+    assert ended.value.how == "fast"
+    assert deferred == []
+
+
+@pytest.mark.usefixtures("endings")
+def test_the_full_teardown_releases_what_was_left_for_the_exit_first(
+    deferred: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "multiprocessing", object())
+    with pytest.raises(Ended) as ended:
+        entry._end_process(0)
+    # Every release ran once, in order, the failing one included; the status is the command's.
+    assert (ended.value.how, ended.value.status) == ("teardown", 0)
+    assert deferred == ["failing", "second"]
+    assert lifetime._deferred == []
+
+
+LIFETIME_PROBE = """
+import sys
+import memhtml.cli.entry as entry
+from memhtml.contracts import lifetime
+
+def report(argv):
+    print(lifetime.ends_by_exit())
+    return 0
+
+entry.run = report
+entry.main(["manifest"])
+"""
+
+
+def test_the_executable_says_it_ends_by_exit_and_a_library_caller_does_not() -> None:
+    done = subprocess.run([sys.executable, "-c", LIFETIME_PROBE], capture_output=True, text=True, check=False)
+    assert done.stdout.split() == ["True"], done.stderr[-2000:]
+    assert not lifetime.ends_by_exit()  # this test process only imported the entry point
 
 
 def test_a_large_answer_arrives_whole_through_a_pipe() -> None:
