@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memhtml.contracts.errors import GitFailure
+from memhtml.store import gitread
 from memhtml.store.gitread import GitCorpusReader, status_records
 from tests.conftest import git, run_cli
 
@@ -63,7 +64,13 @@ def test_a_head_that_moved_after_the_scan_began_is_scanned_again(store_root: Pat
     assert [(entry.path, entry.deleted) for entry in reader.dirty()] == [(written, False)]
 
 
-def test_the_two_process_scan_answers_what_one_git_status_does(store_root: Path) -> None:
+@pytest.mark.parametrize("walkers", ["one git status", "two processes"])
+def test_either_walk_answers_what_one_git_status_does(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, walkers: str
+) -> None:
+    # The store is small: one process walks it unless the limit says every index is large.
+    if walkers == "two processes":
+        monkeypatch.setattr(gitread, "ONE_WALKER_ENTRIES", 0)
     edited, removed = write_memory(store_root, "Edited fact"), write_memory(store_root, "Removed fact")
     staged_then_edited = write_memory(store_root, "Staged fact")
     (store_root / edited).write_text((store_root / edited).read_text(encoding="utf-8") + "\n", encoding="utf-8")
@@ -92,3 +99,18 @@ def test_the_two_process_scan_answers_what_one_git_status_does(store_root: Path)
         "areas/added.html",
         "projects/new-project/notes/untracked.html",
     }
+
+
+def test_the_walk_is_chosen_by_the_entries_gits_index_lists(store_root: Path) -> None:
+    listed = len(git(store_root, "ls-files", "-z").split("\0")) - 1
+    assert listed > 0
+    assert gitread._index_entries_above(store_root, listed - 1)
+    assert not gitread._index_entries_above(store_root, listed)
+
+
+@pytest.mark.parametrize("index_bytes", [None, b"", b"DIRC\x00\x00", b"not an index at all"])
+def test_an_index_that_cannot_be_read_is_taken_as_large(tmp_path: Path, index_bytes: bytes | None) -> None:
+    (tmp_path / ".git").mkdir()
+    if index_bytes is not None:
+        (tmp_path / ".git" / "index").write_bytes(index_bytes)
+    assert gitread._index_entries_above(tmp_path, 10**9)
