@@ -180,7 +180,7 @@ def head_sha(root: Path) -> str | None:
     Read from the ref files when `root` keeps them plainly, else asked of git: a command asks several
     times (a write four times besides opening the store), and each `git` process costs ≈2 ms.
     """
-    found = _head_from_ref_files(root / ".git")
+    found = head_from_ref_files(root / ".git")
     if found is not None:
         return found
     completed = run_git(root, ["rev-parse", "-q", "--verify", "HEAD^{commit}"], ok_statuses=(0, 1))
@@ -188,7 +188,7 @@ def head_sha(root: Path) -> str | None:
     return sha or None
 
 
-def _head_from_ref_files(git_dir: Path) -> str | None:
+def head_from_ref_files(git_dir: Path) -> str | None:
     """HEAD's id when `git_dir` is a directory whose HEAD is detached at an id or names a branch that
     is a loose ref file or a line of `packed-refs`; None for anything else (a linked worktree's `.git`
     file, a symbolic branch, reftable, an unborn branch, a value that is not an id), which git answers.
