@@ -57,11 +57,6 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> list[float]: ...
 
-    def warm_for_documents(self) -> None:
-        """Build now what embedding a document needs beyond a query, if anything (a pass calls it while
-        DuckDB starts, when there is time to spare)."""
-        ...
-
 
 class HashEmbedder(NamedTuple):
     """Deterministic bag of words: each `[a-z0-9]+` token of the lowercased text adds +1 and +0.5 to two
@@ -82,9 +77,6 @@ class HashEmbedder(NamedTuple):
 
     def embed_documents(self, texts: Sequence[str]) -> VectorRows:
         return [self.embed_query(text) for text in texts]
-
-    def warm_for_documents(self) -> None:
-        return None  # nothing to build
 
     def embed_query(self, text: str) -> list[float]:
         vector = [0.0] * self.dims
@@ -119,9 +111,6 @@ class ShippedStaticEmbedder:
     def embed_query(self, text: str) -> list[float]:
         with _model_files_read():
             return self._model.embed_one(text)
-
-    def warm_for_documents(self) -> None:
-        self._model.warm_for_documents()
 
 
 @contextmanager
@@ -177,9 +166,6 @@ class MiniLMEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return [float(value) for value in self._model.encode([text], normalize_embeddings=True)[0]]
-
-    def warm_for_documents(self) -> None:
-        return None  # the model loaded whole
 
 
 def _minilm_directory() -> str:

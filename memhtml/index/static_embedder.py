@@ -107,11 +107,6 @@ class StaticEmbedder:
         norm = math.sqrt(math.fsum(value * value for value in total))
         return [value / norm for value in total] if norm > 0 else total
 
-    def warm_for_documents(self) -> None:
-        """Build the vocabulary's whole token table (≈5–10 ms), which a document's tokens need and a
-        query's few lookups do not."""
-        self._vocabulary.warm_for_documents()
-
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One row per text, `[len(texts), dims]` float32, each of unit length or all zeros (a text
         with no known token, the empty text included)."""

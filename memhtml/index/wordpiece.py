@@ -28,9 +28,10 @@ ranges hold only blocks whose marks, punctuation and controls were all assigned 
 made; an unassigned code point (category Cn here) is never supported, whatever range it falls in.
 
 The vocabulary comes from `vocab.txt` (the token of id i on line i + 1), written from `tokenizer.json`
-when the model is built. A query needs the ids of a dozen pieces, so its lookups search the file's
-text itself, and only a long text (a document) builds the whole token table (≈9 ms, once): reading
-a vocabulary whose digest `model.json` records costs ≈2 ms.
+when the model is built. A query or a short memory needs the ids of a few dozen pieces, so its lookups
+search the file's text itself, and only long or many texts build the whole token table (≈9 ms, once,
+after searches that cost about as much: `_SEARCH_BUDGET_READS`): reading a vocabulary whose digest
+`model.json` records costs ≈2 ms.
 """
 
 from __future__ import annotations
@@ -173,11 +174,13 @@ def _unicode_words(text: str) -> list[str]:
     return unicodedata.normalize("NFD", cleaned).translate(_FOLDED).split()
 
 
-# Lookups answered by searching the vocabulary's text before the whole table is built (≈9 ms): a
-# search costs 50-200 µs, so it pays for the dozen lookups of a query (the bench's 19 queries take
-# 2 to 19), never for a document, whose text builds the table at once (longer than `_SEARCHED_TEXT`).
-_SEARCHED_LOOKUPS: Final[int] = 32
-_SEARCHED_TEXT: Final[int] = 200
+# Lookups are answered by searching the vocabulary's text until the searches have read it this many
+# times over; the next lookup builds the whole token table. Building it costs as much as ≈50-100 reads
+# (4 ms warm, ≈9 ms in a fresh process, 37M instructions; a missed token reads the text once, ≈90 µs,
+# and a found one up to twice, to find it and count the lines before it), so a query (2 to 19 lookups
+# in the bench) and a short memory (≈27 lookups for 125 characters: ≈5M instructions) never build it,
+# and a long text or a batch builds it after at most about what it costs.
+_SEARCH_BUDGET_READS: Final[int] = 60
 
 # Words whose pieces are remembered; past this the memo starts over (a query repeats few words, a
 # server that embeds for days would otherwise keep every word it ever met).
@@ -192,15 +195,18 @@ class TokenIds:
         self._text = "\n" + body + "\n"  # every token sits between two line feeds
         self.size = body.count("\n") + 1 if body else 0
         self._table: dict[str, int] | None = None
-        self._searches_left = _SEARCHED_LOOKUPS
+        self._search_budget = _SEARCH_BUDGET_READS * len(self._text)  # characters the searches may read
 
     def get(self, token: str) -> int | None:
-        if self._table is None and self._searches_left > 0:
-            self._searches_left -= 1
+        if self._table is None and self._search_budget > 0:
             if "\n" in token:
                 return None
             found = self._text.find("\n" + token + "\n")
-            return None if found < 0 else self._text.count("\n", 0, found)
+            if found < 0:
+                self._search_budget -= len(self._text)
+                return None
+            self._search_budget -= 2 * found
+            return self._text.count("\n", 0, found)
         return self.table().get(token)
 
     def table(self) -> dict[str, int]:
@@ -238,7 +244,6 @@ class WordPieceVocabulary:
         self._unk = unk
         self._prefix = continuing_prefix
         self._max_chars = max_chars_per_word
-        self._searched_text = _SEARCHED_TEXT
         self._words: dict[str, tuple[int, ...]] = {}
         literals = {token: self._ids.get(token) for token in literal_tokens}
         missing = [token for token, token_id in literals.items() if token_id is None]
@@ -248,10 +253,6 @@ class WordPieceVocabulary:
         alternatives = "|".join(re.escape(token) for token in literal_tokens)
         self._literal_pattern = re.compile(alternatives) if literal_tokens else None
 
-    def warm_for_documents(self) -> None:
-        """Build the whole token table now, as the first text longer than a query would."""
-        self._ids.table()
-
     def same_ids(self, vocabulary: Mapping[str, int]) -> bool:
         """Whether `vocabulary` (a `tokenizers` vocabulary) gives every token the id this one does."""
         return self._ids.table() == vocabulary
@@ -260,8 +261,6 @@ class WordPieceVocabulary:
         """The ids of `text`, the first `max_tokens` of them; UnsupportedText (a ValueError) for text this
         module does not `support`, found while its words are read (one pass over the text)."""
         ascii_only = text.isascii()
-        if len(text) > self._searched_text:
-            self._ids.table()
         found: list[int] = []
         start = 0
         for literal in self._literal_pattern.finditer(text) if self._literal_pattern else ():

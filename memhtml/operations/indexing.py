@@ -187,9 +187,7 @@ def update_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
     store = open_store(root)
     reader = GitCorpusReader(store.root)
     reader.prefetch_dirty()  # git walks the working tree while the index opens and takes the commits
-    with open_database(
-        store.root, meanwhile=lambda: load_pass_code(embed=embed), spare=lambda: warm_pass_code(embed=embed)
-    ) as database:
+    with open_database(store.root, meanwhile=lambda: load_pass_code(embed=embed)) as database:
         return _with_warnings(catch_up(database, reader, worktree=True, embed=embed))
 
 
@@ -203,21 +201,6 @@ def load_pass_code(*, embed: bool) -> None:
     if embed:
         with suppress(MemhtmlError):
             configured_embedder()
-
-
-def warm_pass_code(*, embed: bool) -> None:
-    """What embedding a document needs beyond `load_pass_code` (the shipped model's token table), built
-    while DuckDB is still starting (`open_database`'s `spare`): with this and DuckDB's parameter imports
-    there, an update after one commit took 11–45 ms less at 10k and 9–22 ms less at 1k (medians of three
-    rounds of 20–25 alternating runs). Whatever goes wrong here is left to the pass, which meets it again
-    and reports it: a warm-up must never fail a command."""
-    from memhtml.operations.embedding import configured_embedder
-
-    if embed:
-        with suppress(Exception):
-            embedder = configured_embedder()
-            if embedder is not None:
-                embedder.warm_for_documents()
 
 
 def _with_warnings(report: PassReport, counts: Mapping[str, int] | None = None) -> dict[str, Any]:
@@ -413,11 +396,7 @@ def writable_index(store: Store) -> Iterator[IndexSession]:
     with ExitStack() as stack:
         try:
             # The commit this session is for will be indexed and embedded: load that code while DuckDB starts.
-            database = stack.enter_context(
-                open_database(
-                    store.root, meanwhile=lambda: load_pass_code(embed=True), spare=lambda: warm_pass_code(embed=True)
-                )
-            )
+            database = stack.enter_context(open_database(store.root, meanwhile=lambda: load_pass_code(embed=True)))
             catch_up(database, GitCorpusReader(store.root))
         except MemhtmlError as error:
             stack.close()

@@ -47,9 +47,6 @@ class CountingEmbedder:
         self.documents.extend(texts)
         return self.inner.embed_documents(texts)
 
-    def warm_for_documents(self) -> None:
-        self.inner.warm_for_documents()
-
     def embed_query(self, text: str) -> list[float]:
         self.queries.append(text)
         return self.inner.embed_query(text)

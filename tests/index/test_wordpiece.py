@@ -39,12 +39,12 @@ def vocabulary(request: pytest.FixtureRequest) -> Iterator[WordPieceVocabulary]:
     from memhtml.index import wordpiece
 
     digest = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))["files"]["vocab.txt"]["sha256"]
-    limits = wordpiece._SEARCHED_LOOKUPS, wordpiece._SEARCHED_TEXT
-    wordpiece._SEARCHED_LOOKUPS = wordpiece._SEARCHED_TEXT = 10**9
+    budget = wordpiece._SEARCH_BUDGET_READS
+    wordpiece._SEARCH_BUDGET_READS = 10**9
     try:
         searched = read_vocabulary(MODEL_DIRECTORY / "vocab.txt", digest)
     finally:
-        wordpiece._SEARCHED_LOOKUPS, wordpiece._SEARCHED_TEXT = limits
+        wordpiece._SEARCH_BUDGET_READS = budget
     assert searched._ids._table is None
     yield searched
     assert searched._ids._table is None  # every text of the module was tokenized by searching
@@ -334,14 +334,16 @@ def test_a_vocabulary_read_with_a_digest_must_have_it(tmp_path: Path) -> None:
         read_vocabulary(tmp_path / "vocab.txt", "0" * 64)
 
 
-def test_a_short_text_is_tokenized_by_searching_and_a_long_one_builds_the_table() -> None:
+def test_a_long_text_of_words_already_met_needs_no_lookup_and_builds_no_table() -> None:
     digest = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))["files"]["vocab.txt"]["sha256"]
     vocabulary = read_vocabulary(MODEL_DIRECTORY / "vocab.txt", digest)
     query = "how do I roll back email-relay"
     assert vocabulary.ids(query) and vocabulary._ids._table is None
+    budget_left = vocabulary._ids._search_budget
     document = " ".join([query] * 10)
     assert vocabulary.ids(document) == vocabulary.ids(query) * 10
-    assert vocabulary._ids._table is not None
+    # The word memo answered every word: no search read the vocabulary again, and no table was built.
+    assert vocabulary._ids._search_budget == budget_left and vocabulary._ids._table is None
 
 
 def test_searched_lookups_give_way_to_the_table_with_the_same_ids() -> None:
@@ -365,3 +367,41 @@ def test_the_word_memo_stays_bounded_and_never_changes_an_answer(
         text = f"invoice{serial} paid twice by customer{serial * 7}"
         assert fresh.ids(text, MAX_TOKENS) == reference_ids(reference_tokenizer, text)
         assert len(fresh._words) <= 8
+
+
+def _verified_vocabulary() -> WordPieceVocabulary:
+    digest = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))["files"]["vocab.txt"]["sha256"]
+    return read_vocabulary(MODEL_DIRECTORY / "vocab.txt", digest)
+
+
+def test_a_query_and_a_short_memory_are_tokenized_without_building_the_token_table(
+    reference_tokenizer: Tokenizer,
+) -> None:
+    vocabulary = _verified_vocabulary()
+    texts = [
+        "how long do we keep database snapshots",
+        "The token expiry of auth-gateway is 60 minutes. This was confirmed against the production "
+        "dashboards. Source: CHG-base-2691.",
+    ]
+    for text in texts:
+        assert vocabulary.ids(text) == reference_tokenizer.encode(text, add_special_tokens=False).ids
+    assert vocabulary._ids._table is None
+
+
+def test_searches_build_the_token_table_once_they_have_read_the_vocabulary_their_budget_of_times(
+    reference_tokenizer: Tokenizer,
+) -> None:
+    from memhtml.index import wordpiece
+
+    vocabulary = _verified_vocabulary()
+    ids = vocabulary._ids
+    budget = wordpiece._SEARCH_BUDGET_READS * len(ids._text)
+    misses = 0
+    while ids._table is None:
+        assert ids.get(f"no-such-token-{misses}") is None
+        misses += 1
+        assert misses <= wordpiece._SEARCH_BUDGET_READS + 1
+    # Each miss read the whole text once; the lookup after the budget ran out built the table.
+    assert misses == -(-budget // len(ids._text)) + 1
+    text = "Memories of many kinds: " + " ".join(f"word{number}" for number in range(40))
+    assert vocabulary.ids(text) == reference_tokenizer.encode(text, add_special_tokens=False).ids
