@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Final
 
 # ECMAScript WhiteSpace + LineTerminator: what `trim()` strips and what `\s` matches.
@@ -113,9 +112,15 @@ def js_to_fixed_2(value: float) -> str:
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        value = 0.0  # JS prints -0 as "0.00"
-    return str(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    # The exact binary value in hundredths, a tie rounded away from zero, in integers: `decimal` (what this
+    # once used) costs a process that only reads memories ≈3 ms to import.
+    numerator, denominator = abs(value).as_integer_ratio()
+    hundredths, remainder = divmod(numerator * 100, denominator)
+    if 2 * remainder >= denominator:
+        hundredths += 1
+    sign = "-" if value < 0 else ""  # -0 is not below zero: JS prints it "0.00", and -0.004 "-0.00"
+    whole, cents = divmod(hundredths, 100)
+    return f"{sign}{whole}.{cents:02d}"
 
 
 def utf16_prefix(text: str, units: int) -> str:

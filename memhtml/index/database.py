@@ -8,6 +8,7 @@ retried with bounded jittered backoff so a command never fails because another o
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import random
 import re
@@ -38,6 +39,12 @@ LOCK_RETRY_SECONDS: Final[float] = 20.0
 # Below this many rows a list-unnest insert is cheapest; above it a registered NumPy batch is
 # ≈25× faster (700k postings: 1.46 s as lists, 0.06 s as arrays).
 NUMPY_BATCH_THRESHOLD: Final[int] = 5000
+# Up to this many values an insert binds none of them as a list: strings one parameter each, integers
+# and vector components written into the statement. The first list a process binds, of any type, makes
+# DuckDB's binding import `decimal`, `uuid` and `platform` (15M instructions, ≈4 ms), which the rows of
+# a write or of an update after one commit (one `files` row, a few tags and terms, a few dozen postings,
+# one vector) then never need.
+SCALAR_INSERT_VALUES: Final[int] = 2048
 _MIGRATION_NAME: Final = re.compile(r"^\d{4}_[a-z0-9_]+\.sql$")
 # Up to this many values a membership test is written one parameter per value, which lets DuckDB
 # probe the column's index or prune by zonemap: a path lookup in a 100k index takes 5 ms that way and
@@ -138,6 +145,9 @@ class Database:
         if count == 0:
             return
         column_list = ", ".join(names)
+        if count * len(names) <= SCALAR_INSERT_VALUES:
+            self._insert_scalars(table, names, columns, count)
+            return
         if count >= NUMPY_BATCH_THRESHOLD and all(_array_kind(columns[name]) for name in names):
             self._insert_numpy(table, names, columns)
             return
@@ -153,7 +163,15 @@ class Database:
         names = list(columns)
         if not names or not columns[names[0]]:
             return
-        if len(columns[names[0]]) < NUMPY_BATCH_THRESHOLD:
+        count = len(columns[names[0]])
+        if count * len(names) <= SCALAR_INSERT_VALUES:
+            # Integers are written into the statement: no parameter to bind, and no list.
+            rows = ", ".join(
+                "(" + ", ".join(str(int(columns[name][row])) for name in names) + ")" for row in range(count)
+            )
+            self.run(f"INSERT INTO {table} ({', '.join(names)}) VALUES {rows}")
+            return
+        if count < NUMPY_BATCH_THRESHOLD:
             selects = ", ".join(f"unnest(${name}) AS {name}" for name in names)
             self.run(
                 f"INSERT INTO {table} ({', '.join(names)}) SELECT {selects}",
@@ -181,6 +199,19 @@ class Database:
             self.run(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {view}")
         finally:
             self._connection.unregister(view)
+
+    def _insert_scalars(self, table: str, names: list[str], columns: Mapping[str, Sequence[Any]], count: int) -> None:
+        """`count` rows as `VALUES` of one parameter per value (`SCALAR_INSERT_VALUES`)."""
+        parameters: dict[str, Any] = {}
+        rows = []
+        for row in range(count):
+            placeholders = []
+            for position, name in enumerate(names):
+                key = f"v{row}_{position}"
+                parameters[key] = columns[name][row]
+                placeholders.append(f"${key}")
+            rows.append("(" + ", ".join(placeholders) + ")")
+        self.run(f"INSERT INTO {table} ({', '.join(names)}) VALUES {', '.join(rows)}", parameters)
 
     def _insert_numpy(self, table: str, names: list[str], columns: Mapping[str, Sequence[Any]]) -> None:
         import numpy
@@ -212,18 +243,15 @@ class Database:
         if count == 0:
             return
         if count < 64 and not hasattr(vectors, "dtype"):
-            self.run(
-                f"""
-                INSERT INTO {table} (content_hash, ordinal, char_count, vector)
-                SELECT unnest($hashes), unnest($ordinals), unnest($chars), unnest($vectors)::FLOAT[]
-                """,
-                {
-                    "hashes": list(content_hashes),
-                    "ordinals": list(ordinals),
-                    "chars": list(char_counts),
-                    "vectors": [[round(float(value), VECTOR_DECIMALS) for value in row] for row in vectors],
-                },
+            # Each row's components written into the statement as decimals (`_insert_scalars`: no list is
+            # bound); a component that has no decimal form (not finite) is refused as a list would be.
+            literals = [_vector_literal(row) for row in vectors]
+            parameters = {f"hash_{row}": content_hashes[row] for row in range(count)}
+            values = ", ".join(
+                f"($hash_{row}, {int(ordinals[row])}, {int(char_counts[row])}, {literals[row]}::FLOAT[])"
+                for row in range(count)
             )
+            self.run(f"INSERT INTO {table} (content_hash, ordinal, char_count, vector) VALUES {values}", parameters)
             return
         import numpy
 
@@ -312,6 +340,16 @@ def membership(column: str, name: str, values: Collection[Any]) -> tuple[str, di
     names = [f"{name}_{number}" for number in range(len(listed))]
     placeholders = ", ".join(f"${parameter}" for parameter in names)
     return f"{column} IN ({placeholders})", dict(zip(names, listed, strict=True))
+
+
+def _vector_literal(components: Sequence[float]) -> str:
+    """`[c1, c2, ...]`: each component rounded to `VECTOR_DECIMALS` places and written with an exponent,
+    which DuckDB reads as a DOUBLE (without one, as a DECIMAL), so the cast to FLOAT gives what binding
+    the rounded double does; ValueError for a component that is not finite."""
+    rounded = [round(float(value), VECTOR_DECIMALS) for value in components]
+    if not all(math.isfinite(value) for value in rounded):
+        raise ValueError("a vector component is not finite")
+    return "[" + ", ".join(f"{value:.{VECTOR_DECIMALS}f}e0" for value in rounded) + "]"
 
 
 def _array_kind(values: Sequence[Any]) -> str | None:
@@ -406,10 +444,9 @@ def _catalog_of(index_file: Path, *, shared: bool) -> str:
 def _open_beside(
     open_planes: Callable[[], Database], meanwhile: Callable[[], object], spare: Callable[[], object] | None = None
 ) -> Database:
-    """`open_planes()` on a thread of its own while `meanwhile()` runs in this one, then, while the open
-    is still under way, the imports DuckDB's binding would make at the first list parameter and
-    `spare()`; the open's failure is raised here, and a failure in this thread closes whatever the open
-    opened before it is raised."""
+    """`open_planes()` on a thread of its own while `meanwhile()` runs in this one, then `spare()` if the
+    open is still under way; the open's failure is raised here, and a failure in this thread closes
+    whatever the open opened before it is raised."""
     import threading
 
     opened: list[Database] = []
@@ -427,9 +464,8 @@ def _open_beside(
     opener.start()
     try:
         meanwhile()
-        for warm in (_import_parameter_modules, spare):
-            if warm is not None and opener.is_alive():
-                warm()
+        if spare is not None and opener.is_alive():
+            spare()
     except BaseException:
         opener.join()
         for database in opened:
@@ -439,13 +475,6 @@ def _open_beside(
     if failed:
         raise failed[0]
     return opened[0]
-
-
-def _import_parameter_modules() -> None:
-    """Import what DuckDB's binding imports the first time a process binds a list parameter, as every
-    pass that stores rows does (`decimal`, and `uuid` with `platform`: ≈7–12 ms)."""
-    import decimal  # noqa: F401
-    import uuid  # noqa: F401
 
 
 def _publish_missing(planes: Mapping[Path, str]) -> None:

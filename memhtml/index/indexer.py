@@ -179,8 +179,9 @@ def update(
         # update of the one row costs a statement, ≈2 ms of a write with a list).
         if dirty_now is not None:
             database.run(
-                "UPDATE index_state SET head_sha = $head, dirty_paths = $paths, updated_at = $now WHERE id = 1",
-                {"head": head, "paths": dirty_now, "now": now},
+                f"UPDATE index_state SET head_sha = $head, dirty_paths = {_paths_value(dirty_now)}, updated_at = $now "
+                "WHERE id = 1",
+                {"head": head, "now": now, **_paths_parameter(dirty_now)},
             )
         else:
             database.run(
@@ -189,6 +190,16 @@ def update(
             )
     _move_state_rows(database, report.renames)
     return report
+
+
+def _paths_value(paths: Sequence[str]) -> str:
+    """The watermark's dirty paths in a statement: `[]` written out for none (a clean tree, the common
+    case), so that no list is bound (`database.SCALAR_INSERT_VALUES`), else the `$paths` parameter."""
+    return "$paths" if paths else "[]"
+
+
+def _paths_parameter(paths: Sequence[str]) -> dict[str, list[str]]:
+    return {"paths": list(paths)} if paths else {}
 
 
 def _apply_commits(

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from memhtml.html.jscompat import js_to_fixed_2
 from memhtml.html.template import (
     MemoryHead,
     finish_article,
@@ -108,11 +111,24 @@ def test_example_c_task_renders_byte_identically() -> None:
         (-0.0, "0.00"),
         (0.5, "0.50"),
         (0.1, "0.10"),
+        # What node prints for (-0.004).toFixed(2) and the rest: below zero keeps its sign, even at 0.00.
+        (-0.004, "-0.00"),
+        (-0.005, "-0.01"),
+        (-1.005, "-1.00"),
+        (123456789.125, "123456789.13"),
     ],
 )
 def test_confidence_prints_like_js_to_fixed(value: float, printed: str) -> None:
     # 0.045/0.995 are below the tie in binary, so they round down, exactly as the original stamped them.
     assert format_confidence(value) == printed
+
+
+@given(st.floats(min_value=-1e18, max_value=1e18, allow_nan=False))
+def test_to_fixed_is_the_exact_binary_value_rounded_half_away_from_zero(value: float) -> None:
+    from decimal import ROUND_HALF_UP, Decimal
+
+    expected = str(Decimal(0.0 if value == 0 else value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    assert js_to_fixed_2(value) == expected
 
 
 def test_meta_pairs_follow_meta_order_and_render_values() -> None:
