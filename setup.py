@@ -1,5 +1,5 @@
 """The build: metadata lives in pyproject.toml; this declares the packages (the top-level `migrations/`
-ships inside the wheel as `memhtml._migrations`, where `index.database` looks for them) and compiles the
+ships inside the wheel as `memhtml._migrations`, where `index.migrations` looks for them) and compiles the
 modules pyproject.toml lists under `[tool.memhtml.compiled]` to C extensions with mypyc (one shared
 library, `memhtml__mypyc`).
 

@@ -175,7 +175,7 @@ def _retrieval(invocation: Invocation, *, limit: int = 10, budget: int = 16000) 
     )
 
 
-@command("search")
+@command("search", opens_index="read-only")
 def search_command(door: Door, invocation: Invocation) -> None:
     """Relevant memories for a query, best first."""
     from memhtml.operations.retrieval import search
@@ -184,7 +184,7 @@ def search_command(door: Door, invocation: Invocation) -> None:
     door.answer("memory.hits", search(_root(door), request))
 
 
-@command("recall")
+@command("recall", opens_index="read-only")
 def recall_command(door: Door, invocation: Invocation) -> None:
     """The best memories quoted under a character budget, the rest as index lines."""
     from memhtml.operations.retrieval import recall
@@ -371,7 +371,7 @@ def index_rebuild_command(door: Door, invocation: Invocation) -> None:
     door.answer("index.report", report)
 
 
-@command("index update")
+@command("index update", opens_index="read-write")
 def index_update_command(door: Door, invocation: Invocation) -> None:
     """Index what changed since the watermark, plus the dirty working tree."""
     from memhtml.operations.indexing import update_index

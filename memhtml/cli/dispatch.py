@@ -8,25 +8,32 @@ are imported, which happens only once a command that needs them is about to run.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from memhtml.cli.door import Door
     from memhtml.cli.grammar import Invocation
 
 Handler = Callable[["Door", "Invocation"], None]
+IndexMode = Literal["read-write", "read-only"]
 
 _HANDLERS: dict[str, Handler] = {}
+# The commands whose first use of the index is an open in this mode, which the entry point may start
+# before the handler runs (`operations.opening`).
+_OPENS_INDEX: dict[str, IndexMode] = {}
 
 
-def command(*names: str) -> Callable[[Handler], Handler]:
-    """Register the decorated function as the handler of each of `names` (`"index update"`)."""
+def command(*names: str, opens_index: IndexMode | None = None) -> Callable[[Handler], Handler]:
+    """Register the decorated function as the handler of each of `names` (`"index update"`);
+    `opens_index`: the first thing it does with the index is an open in this mode."""
 
     def register(handler: Handler) -> Handler:
         taken = [name for name in names if name in _HANDLERS]
         if taken:
             raise RuntimeError(f"two handlers for the command {taken[0]!r}")
         _HANDLERS.update(dict.fromkeys(names, handler))
+        if opens_index is not None:
+            _OPENS_INDEX.update(dict.fromkeys(names, opens_index))
         return handler
 
     return register
@@ -36,6 +43,12 @@ def handler_for(name: str) -> Handler | None:
     """The handler of command `name`, or None when no command module answers it."""
     _load_command_modules()
     return _HANDLERS.get(name)
+
+
+def index_mode(name: str) -> IndexMode | None:
+    """How command `name` first opens the index, when its handler says (`command(opens_index=...)`)."""
+    _load_command_modules()
+    return _OPENS_INDEX.get(name)
 
 
 def registered_commands() -> frozenset[str]:

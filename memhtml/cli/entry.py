@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from memhtml import __version__
 from memhtml.cli.door import Door
@@ -41,13 +41,13 @@ def _end_process(status: int) -> NoReturn:
     Every file and child process a command opens is closed before `run` returns, and what it left open
     for the exit (its DuckDB connection: `lifetime.ends_by_exit`) holds nothing the kernel does not
     release, so Python's own teardown (finalizing every module and DuckDB's native state, ≈15 ms of each
-    command) only delays the caller. It is skipped unless something may still need it: a thread still running,
-    worker processes (their pool shuts down at exit), a profiler or tracer writing its report at exit,
-    or a standard stream that cannot be flushed.
+    command) only delays the caller. It is skipped unless something may still need it: a running thread
+    that is not a daemon, worker processes (their pool shuts down at exit), a profiler or tracer writing
+    its report at exit, or a standard stream that cannot be flushed.
     """
     threading = sys.modules.get("threading")
     needs_teardown = (
-        (threading is not None and threading.active_count() > 1)
+        (threading is not None and _threads_to_wait_for(threading))
         or "multiprocessing" in sys.modules
         or sys.getprofile() is not None
         or sys.gettrace() is not None
@@ -68,6 +68,15 @@ def _end_process(status: int) -> NoReturn:
             lifetime.release_deferred()
         sys.exit(status)
     os._exit(status)
+
+
+def _threads_to_wait_for(threading: Any) -> bool:
+    """Whether a thread other than this one is alive and not a daemon. A daemon thread is one its starter
+    let the process end without (an index open started ahead and never taken, a git scan whose answer
+    was not needed): `os._exit` ends it with the process, where Python's teardown would wait for none
+    either, but would meet it half done."""
+    main = threading.main_thread()
+    return any(thread is not main and not thread.daemon and thread.is_alive() for thread in threading.enumerate())
 
 
 def run(argv: list[str]) -> int:
@@ -115,12 +124,17 @@ def _describe(door: Door, invocation: Invocation) -> int:
 
 
 def _dispatch(door: Door, invocation: Invocation) -> int:
-    from memhtml.cli.dispatch import handler_for
+    from memhtml.cli.dispatch import handler_for, index_mode
 
     handler = handler_for(invocation.command.name) if invocation.command else None
     try:
         if handler is None:  # the contract names a command no module answers: a defect, said as one
             raise RuntimeError(f"no handler for {door.command!r}")
+        mode = index_mode(door.command)
+        if mode is not None and door.root is not None:
+            from memhtml.operations.opening import open_index_ahead
+
+            open_index_ahead(door.root, read_only=mode == "read-only")
         handler(door, invocation)
     except MemhtmlError as error:
         door.refuse(error)

@@ -21,9 +21,9 @@ from memhtml.index.database import (
     index_identity,
     membership,
     open_database,
-    pending_migrations,
     set_aside_index,
 )
+from memhtml.index.migrations import pending_migrations
 from memhtml.index.watermark import disk_projections_changed, is_fresh, watermark
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.repository import Store, open_store

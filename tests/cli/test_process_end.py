@@ -60,6 +60,20 @@ def test_a_running_thread_gets_the_full_teardown() -> None:
 
 
 @pytest.mark.usefixtures("endings")
+def test_a_running_daemon_thread_is_left_to_the_fast_ending() -> None:
+    release = threading.Event()
+    daemon = threading.Thread(target=release.wait, daemon=True)  # an open started ahead, never taken
+    daemon.start()
+    try:
+        with pytest.raises(Ended) as ended:
+            entry._end_process(2)
+    finally:
+        release.set()
+        daemon.join()
+    assert (ended.value.how, ended.value.status) == ("fast", 2)
+
+
+@pytest.mark.usefixtures("endings")
 def test_worker_processes_get_the_full_teardown(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "multiprocessing", object())
     with pytest.raises(Ended) as ended:

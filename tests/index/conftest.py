@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from memhtml.index import database as database_module
+from memhtml.index import migrations as migrations_module
 
 
 @pytest.fixture
 def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the shipped migrations that the test may add to, used in their place."""
     root = tmp_path / "migrations"
-    shutil.copytree(database_module.migrations_root(), root)
-    monkeypatch.setattr(database_module, "migrations_root", lambda: root)
+    shutil.copytree(migrations_module.migrations_root(), root)
+    monkeypatch.setattr(migrations_module, "migrations_root", lambda: root)
     return root

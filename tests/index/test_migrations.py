@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memhtml.index.database import open_database, pending_migrations
+from memhtml.index.database import open_database
+from memhtml.index.migrations import pending_migrations
 
 
 def _pending(store: Path) -> bool:
