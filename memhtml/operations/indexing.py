@@ -142,7 +142,7 @@ def rebuild_index(root: Path, *, embed: bool = True, progress: PhaseProgress | N
 
 
 def _rebuild_in(store: Store, *, embed: bool, progress: PhaseProgress | None) -> dict[str, Any]:
-    from memhtml.index.indexer import rebuild
+    from memhtml.index.indexer import rebuild, rebuild_plan
     from memhtml.index.vectors import embed_pending, prune_vectors, vector_state
     from memhtml.operations.embedding import configured_embedder, configured_space
 
@@ -150,9 +150,11 @@ def _rebuild_in(store: Store, *, embed: bool, progress: PhaseProgress | None) ->
     # git walks the working tree while the index opens and the commit is projected: at the end, where it
     # was asked, it cost a 10k-memory rebuild ≈0.1 s with every other core idle.
     reader.prefetch_dirty()
-    with open_database(store.root) as database:
+    now = now_instant()
+    # The workers start on HEAD's memories before the index is opened and emptied (`rebuild_plan`).
+    with rebuild_plan(reader, now) as plan, open_database(store.root) as database:
         indexing = progress_phase(progress, "indexing")
-        report = rebuild(database, reader, now_instant(), progress=indexing)
+        report = rebuild(database, reader, now, progress=indexing, plan=plan)
         report.embeddings_pruned = prune_vectors(database)
         kept = vector_state(database)
         space = configured_space()

@@ -159,3 +159,41 @@ def test_in_order_works_here_what_the_pool_cannot(pool_class: type[ThreadPoolExe
     with pool_class(max_workers=1) as pool:
         assert list(in_order(pool, range(5), work)) == [(number, -number) for number in range(5)]
     assert here == list(range(5))
+
+
+def test_a_slice_pipeline_hands_the_first_slice_to_the_workers_before_it_is_iterated() -> None:
+    from memhtml.index.parallel import SlicePipeline
+
+    started = threading.Event()
+    worked: list[int] = []
+    lock = threading.Lock()
+
+    def work(entries: list[int]) -> list[int]:
+        with lock:
+            worked.extend(entries)
+        started.set()
+        return [entry * 10 for entry in entries]
+
+    slices = [[number, number + 1] for number in range(0, 8, 2)]
+    with ThreadPoolExecutor(max_workers=2) as pool, SlicePipeline(pool, slices, list, work) as pipeline:
+        # Nothing iterated yet: the first slice is with the workers all the same (a rebuild opens its
+        # index meanwhile).
+        assert started.wait(10)
+        answers = [(batch, chunks) for batch, chunks in pipeline]
+    assert [batch for batch, _ in answers] == slices
+    assert [chunks for _, chunks in answers] == [[[entry * 10 for entry in batch]] for batch in slices]
+    assert sorted(worked) == list(range(8))
+
+
+def test_a_slice_pipeline_without_workers_works_each_slice_when_it_is_reached() -> None:
+    from memhtml.index.parallel import SlicePipeline
+
+    worked: list[int] = []
+
+    def work(entries: list[int]) -> list[int]:
+        worked.extend(entries)
+        return entries
+
+    with SlicePipeline(None, [[1, 2], [3]], list, work) as pipeline:
+        assert worked == []  # here, nothing runs before it is asked for
+        assert [chunks for _, chunks in pipeline] == [[[1, 2]], [[3]]]
