@@ -110,6 +110,22 @@ def memory_files(root: Path) -> list[str]:
     )
 
 
+def another_process_takes_the_index(root: Path) -> bool:
+    """Whether a second process opens the store's index read-write at once (no retry): nothing holds it."""
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, _duckdb; _duckdb.connect(sys.argv[1]).close()",
+            str(root / ".memhtml" / "index.duckdb"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return probe.returncode == 0
+
+
 @contextmanager
 def index_held_by_another_process(store_root: Path) -> Iterator[None]:
     """Another process holds the store's index file open (read-write) until the block ends."""

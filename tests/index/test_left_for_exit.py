@@ -16,7 +16,8 @@ import pytest
 
 from memhtml.contracts import lifetime
 from memhtml.index import database as database_module
-from memhtml.index.database import database_paths, open_database
+from memhtml.index.database import open_database
+from tests.conftest import another_process_takes_the_index
 
 
 @pytest.fixture
@@ -26,18 +27,6 @@ def ends_by_exit(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(lifetime, "_deferred", [])
     yield
     database_module.close_left_connections()
-
-
-def another_process_takes_the_index(root: Path) -> bool:
-    """Whether a second process opens the index read-write at once (no retry): nothing here holds it."""
-    index_file, _ = database_paths(root)
-    probe = subprocess.run(
-        [sys.executable, "-c", "import sys, _duckdb; _duckdb.connect(sys.argv[1]).close()", str(index_file)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return probe.returncode == 0
 
 
 def test_a_process_that_ends_by_exit_loses_nothing_it_committed(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from memhtml.contracts import lifetime
 from memhtml.contracts.errors import DamagedIndex
 from memhtml.index import database as database_module
 from memhtml.index.database import database_paths, open_ahead, open_database
+from tests.conftest import another_process_takes_the_index
 
 
 @pytest.fixture
@@ -34,17 +35,6 @@ def index_root(tmp_path: Path) -> Path:
     with open_database(tmp_path) as database:
         database.run("UPDATE index_state SET updated_at = 'made' WHERE id = 1")
     return tmp_path
-
-
-def another_process_takes_the_index(root: Path) -> bool:
-    index_file, _ = database_paths(root)
-    probe = subprocess.run(
-        [sys.executable, "-c", "import sys, _duckdb; _duckdb.connect(sys.argv[1]).close()", str(index_file)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return probe.returncode == 0
 
 
 def counted_opens(monkeypatch: pytest.MonkeyPatch) -> list[bool]:

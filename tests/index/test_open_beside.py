@@ -14,7 +14,7 @@ import pytest
 
 from memhtml.contracts.errors import StorageFailure
 from memhtml.index.database import database_paths, open_database
-from tests.conftest import index_held_by_another_process
+from tests.conftest import another_process_takes_the_index, index_held_by_another_process
 
 
 class Preparation:
@@ -30,26 +30,14 @@ class Preparation:
             raise self.failure
 
 
-def another_process_can_take_the_index(root: Path) -> bool:
-    """Whether a second process opens the index read-write at once (no retry): nothing here holds it."""
-    index_file, _ = database_paths(root)
-    probe = subprocess.run(
-        [sys.executable, "-c", "import sys, _duckdb; _duckdb.connect(sys.argv[1]).close()", str(index_file)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return probe.returncode == 0
-
-
 def test_the_preparation_runs_once_in_the_callers_thread_and_the_index_opens(tmp_path: Path) -> None:
     preparation = Preparation()
     with open_database(tmp_path, meanwhile=preparation) as database:
         assert database.rows("SELECT id FROM index_state") == [(1,)]
         assert database.value('SELECT count(*) FROM "state".schema_migrations') >= 1
-        assert not another_process_can_take_the_index(tmp_path)  # the open really holds the file
+        assert not another_process_takes_the_index(tmp_path)  # the open really holds the file
     assert preparation.threads == [threading.current_thread()]
-    assert another_process_can_take_the_index(tmp_path)
+    assert another_process_takes_the_index(tmp_path)
 
 
 def test_a_failed_preparation_is_raised_and_leaves_the_index_closed(tmp_path: Path) -> None:
@@ -60,7 +48,7 @@ def test_a_failed_preparation_is_raised_and_leaves_the_index_closed(tmp_path: Pa
         open_database(tmp_path, meanwhile=Preparation(LookupError("no such model"))),
     ):
         pytest.fail("the block must not run when the preparation failed")
-    assert another_process_can_take_the_index(tmp_path)
+    assert another_process_takes_the_index(tmp_path)
 
 
 def test_an_open_that_fails_is_raised_after_the_preparation_ran(store_root: Path) -> None:
@@ -74,7 +62,7 @@ def test_an_open_that_fails_is_raised_after_the_preparation_ran(store_root: Path
     ):
         pytest.fail("the block must not run when the index could not be opened")
     assert preparation.threads == [threading.current_thread()]
-    assert another_process_can_take_the_index(store_root)
+    assert another_process_takes_the_index(store_root)
 
 
 def test_a_lock_let_go_while_the_command_prepares_is_waited_for(store_root: Path) -> None:
