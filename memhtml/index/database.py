@@ -467,10 +467,15 @@ def open_ahead(root: Path, *, read_only: bool = False) -> None:
     → 179 ms, at 1k 217 → 206 ms (medians of 50 alternating runs)."""
     if not lifetime.ends_by_exit() or _shared_instance:
         return
-    index_file, state_file = database_paths(root.resolve())
-    if index_file in _ahead or not (index_file.is_file() and state_file.is_file()):
+    # Only ever a head start: whatever keeps it from starting (a file it may not look at, no thread to
+    # be had) is left to the command's own open, which meets it again and says what it is.
+    try:
+        index_file, state_file = database_paths(root.resolve())
+        if index_file in _ahead or not (index_file.is_file() and state_file.is_file()):
+            return
+        _ahead[index_file] = _OpenAhead(index_file, state_file, read_only)
+    except (OSError, RuntimeError):
         return
-    _ahead[index_file] = _OpenAhead(index_file, state_file, read_only)
 
 
 def _take_ahead(index_file: Path, *, read_only: bool, lock_wait: float) -> _OpenAhead | None:

@@ -161,3 +161,18 @@ def test_an_open_started_ahead_and_never_taken_ends_with_the_process(index_root:
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.usefixtures("ends_by_exit")
+def test_what_keeps_an_open_ahead_from_starting_is_left_to_the_commands_own_open(
+    index_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused(self: Path, *_: object, **__: object) -> bool:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Path, "is_file", refused)
+        open_ahead(index_root, read_only=False)  # returns: a head start, never a failure
+    assert database_module._ahead == {}
+    with open_database(index_root, read_only=True) as database:
+        assert database.value("SELECT updated_at FROM index_state") == "made"
