@@ -370,7 +370,6 @@ def open_database(
     read_only: bool = False,
     lock_wait: float = LOCK_RETRY_SECONDS,
     meanwhile: Callable[[], object] | None = None,
-    spare: Callable[[], object] | None = None,
 ) -> Iterator[Database]:
     """Open (creating and migrating on first use) both planes of the store at `root`, then close.
     While another process holds a file, retry for up to `lock_wait` seconds (0: try once).
@@ -378,10 +377,8 @@ def open_database(
     `meanwhile` is the caller's own preparation (imports, loading a model), which must not need the
     database: it runs in this thread while DuckDB starts its instance on another. The start is ≈30–45 ms
     of native code that releases the GIL once `pathlib` is imported (DuckDB's binding imports it at the
-    first connect, on the connecting thread: a Python thread beside a connect in a process without it
-    made the connect wait for the GIL, 35 → 80 ms, which earlier measurements took for the start itself).
-    `spare` is work the caller would otherwise do later or not at all (warming a cache): it runs after
-    `meanwhile` only while the open is still under way, so it never makes the caller wait longer.
+    first connect, on the connecting thread: in a process without it, a connect beside a thread running
+    Python waited for the GIL, 35 → 80 ms).
     An open of the same file and mode that `open_ahead` started is taken instead of starting another.
     """
     index_file, state_file = database_paths(root)
@@ -395,14 +392,14 @@ def open_database(
         return _open_planes(index_file, state_file, read_only, lock_wait, shared=shared)
 
     if ahead is not None:
-        database = ahead.taken(meanwhile, spare)
+        database = ahead.taken(meanwhile)
     elif meanwhile is None:
         database = open_planes()
     elif shared:  # attaching to the running instance takes ≈2 ms: nothing to overlap
         meanwhile()
         database = open_planes()
     else:
-        database = _open_beside(open_planes, meanwhile, spare)
+        database = _open_beside(open_planes, meanwhile)
     try:
         yield database
     finally:
@@ -432,14 +429,12 @@ class _OpenAhead:
         except BaseException as error:  # handed to the thread that takes the open, which raises it
             self._failed.append(error)
 
-    def taken(self, meanwhile: Callable[[], object] | None, spare: Callable[[], object] | None) -> Database:
-        """The open database, once `meanwhile()` (and `spare()` while the open still runs) ran here; the
-        open's failure is raised here, and a failure of `meanwhile` closes what the open opened."""
+    def taken(self, meanwhile: Callable[[], object] | None) -> Database:
+        """The open database, once `meanwhile()` ran here; the open's failure is raised here, and a failure
+        of `meanwhile` closes what the open opened."""
         try:
             if meanwhile is not None:
                 meanwhile()
-            if spare is not None and self._thread.is_alive():
-                spare()
         except BaseException:
             self.close()
             raise
@@ -524,12 +519,9 @@ def _catalog_of(index_file: Path, *, shared: bool) -> str:
     return INDEX_ALIAS if shared else index_file.name.split(".", 1)[0]
 
 
-def _open_beside(
-    open_planes: Callable[[], Database], meanwhile: Callable[[], object], spare: Callable[[], object] | None = None
-) -> Database:
-    """`open_planes()` on a thread of its own while `meanwhile()` runs in this one, then `spare()` if the
-    open is still under way; the open's failure is raised here, and a failure in this thread closes
-    whatever the open opened before it is raised."""
+def _open_beside(open_planes: Callable[[], Database], meanwhile: Callable[[], object]) -> Database:
+    """`open_planes()` on a thread of its own while `meanwhile()` runs in this one; the open's failure is
+    raised here, and a failure in this thread closes whatever the open opened before it is raised."""
     import threading
 
     opened: list[Database] = []
@@ -547,8 +539,6 @@ def _open_beside(
     opener.start()
     try:
         meanwhile()
-        if spare is not None and opener.is_alive():
-            spare()
     except BaseException:
         opener.join()
         for database in opened:

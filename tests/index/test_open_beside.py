@@ -109,39 +109,3 @@ def test_a_store_opened_for_the_first_time_gets_both_files_whole(tmp_path: Path)
     index_file, state_file = database_paths(tmp_path / "store")
     assert sorted(path.name for path in index_file.parent.iterdir()) == [index_file.name, state_file.name]
     assert len(preparation.threads) == 1
-
-
-def test_spare_work_runs_while_the_open_is_still_waiting(store_root: Path) -> None:
-    with open_database(store_root):
-        pass
-    holder = holding_the_index(store_root)
-    spare_threads: list[threading.Thread] = []
-
-    def spare_then_let_go() -> None:
-        # The open is still retrying on its thread (the holder has the file): spare time.
-        spare_threads.append(threading.current_thread())
-        holder.communicate("")
-
-    try:
-        with open_database(store_root, lock_wait=10, meanwhile=Preparation(), spare=spare_then_let_go) as database:
-            assert database.value("SELECT count(*) FROM index_state") == 1
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-    assert spare_threads == [threading.current_thread()]
-
-
-def test_spare_work_is_skipped_once_the_open_has_finished(store_root: Path) -> None:
-    with open_database(store_root):
-        pass
-    spared: list[str] = []
-
-    def wait_for_the_open() -> None:
-        deadline = time.monotonic() + 30
-        while any(thread.name == "memhtml-open-index" for thread in threading.enumerate()):
-            assert time.monotonic() < deadline, "the open never finished"
-            time.sleep(0.005)
-
-    with open_database(store_root, meanwhile=wait_for_the_open, spare=lambda: spared.append("ran")) as database:
-        assert database.value("SELECT count(*) FROM index_state") == 1
-    assert spared == []
