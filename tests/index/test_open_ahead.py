@@ -121,7 +121,7 @@ def test_the_failure_of_an_open_started_ahead_is_raised_by_the_open_that_takes_i
 
 UNTAKEN_PROBE = textwrap.dedent(
     """
-    import os, sys, time
+    import sys
     from pathlib import Path
     from memhtml.cli import entry
     from memhtml.contracts import lifetime
@@ -129,7 +129,6 @@ UNTAKEN_PROBE = textwrap.dedent(
 
     lifetime.end_by_exit()
     database.open_ahead(Path(sys.argv[1]), read_only=False)
-    started = time.monotonic()
     entry._end_process(3)  # the command failed before it needed the index
     """
 )

@@ -4,6 +4,7 @@ NumPy paths store, and an `index update` after one commit never makes DuckDB's b
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -116,14 +117,15 @@ def test_an_update_after_one_commit_binds_no_list(store_root: Path) -> None:
     assert written.status == 0, written.stdout + written.stderr
     path = Path(written.data["path"])
     text = (store_root / path).read_text(encoding="utf-8")
-    moved = path.with_name("pool-ceiling-copy.html")
-    (store_root / moved).write_text(text.replace("64", "96"), encoding="utf-8")
-    git(store_root, "add", "--", str(moved))
+    copy = path.with_name("pool-ceiling-copy.html")
+    (store_root / copy).write_text(text.replace("64", "96"), encoding="utf-8")
+    git(store_root, "add", "--", str(copy))
     git(store_root, "commit", "-qm", "a second memory")
     done = subprocess.run(
         [sys.executable, "-c", UPDATE_PROBE, str(store_root)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    answer, imported = done.stdout.rsplit("\n", 2)[-2], done.stdout
-    assert '"added": 1' in imported and '"embeddingsWritten": 1' in imported, imported
-    assert answer == "", f"an update imported {answer}"
+    envelope, imported = done.stdout.removesuffix("\n").rsplit("\n", 1)  # the answer, then the probe's line
+    report = json.loads(envelope)["data"]
+    assert (report["added"], report["embeddingsWritten"]) == (1, 1), report
+    assert imported == "", f"an update imported {imported}"
