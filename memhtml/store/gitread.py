@@ -21,6 +21,7 @@ from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import is_memory_path
 from memhtml.store.files import LinkedPath, blob_id, committed_bytes_on_disk, is_regular_file, read_regular_file
 from memhtml.store.gitcmd import head_sha, run_git, start_git
+from memhtml.store.untracked import UntrackedWalk
 
 _BUCKETS = ("projects", "areas", "resources", "archive")
 SYMLINK_MODE = "120000"
@@ -43,7 +44,7 @@ def tree_blobs(root: Path, commit: str, pathspec: Sequence[str] = _BUCKETS) -> I
 ONE_WALKER_ENTRIES: Final[int] = 30_000
 
 
-def status_records(root: Path) -> list[tuple[str, str]]:
+def status_records(root: Path, head: str | None = None) -> list[tuple[str, str]]:
     """(two-letter code, path) of every working-tree change under the buckets, untracked files listed one
     by one (`??`) after the tracked ones, ignored ones left out: what `git status --untracked-files=all`
     answers.
@@ -57,7 +58,10 @@ def status_records(root: Path) -> list[tuple[str, str]]:
       ended well before it was needed;
     - past it, the tracked files and the untracked ones are asked of two git processes at once, git
       stats with its threads: one `status` does the two walks one after the other, each about half of
-      its cost (≈130 ms each at 100k files), and would become the update's last step.
+      its cost (≈130 ms each at 100k files), and would become the update's last step. The untracked
+      walk asks only about the directories that changed since the last one (`UntrackedWalk`).
+
+    `head`: the HEAD the status is taken against, read before it began (read here when not given).
     """
     if not _index_entries_above(root, ONE_WALKER_ENTRIES):
         return _parsed_status(
@@ -76,30 +80,16 @@ def status_records(root: Path) -> list[tuple[str, str]]:
                 ],
             ).stdout
         )
-    untracked: list[bytes] = []
-    failure: list[BaseException] = []
-
-    def list_untracked() -> None:
-        try:
-            untracked.append(
-                run_git(root, ["ls-files", "--others", "--exclude-standard", "-z", "--", *_BUCKETS]).stdout
-            )
-        except BaseException as error:  # raised again below, in the caller's thread
-            failure.append(error)
-
-    lister = threading.Thread(target=list_untracked, name="memhtml-git-untracked", daemon=True)
-    lister.start()
+    walk = UntrackedWalk(root, _BUCKETS, head_sha(root) if head is None else head)
     try:
         tracked = run_git(
             root, ["status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames", "--", *_BUCKETS]
         ).stdout
-    finally:
-        lister.join()
-    if failure:
-        raise failure[0]
-    records = _parsed_status(tracked)
-    records += [("??", name.decode("utf-8", "surrogateescape")) for name in untracked[0].split(b"\0") if name]
-    return records
+    except BaseException:
+        walk.finish(None)
+        raise
+    untracked = walk.finish(tracked)
+    return [*_parsed_status(tracked), *(("??", path) for path in untracked)]
 
 
 def _parsed_status(output: bytes) -> list[tuple[str, str]]:
@@ -149,7 +139,7 @@ class _StatusScan:
     def _scan(self, root: Path) -> None:
         try:
             self._head = head_sha(root)
-            self._records = status_records(root)
+            self._records = status_records(root, self._head)
         except BaseException as error:  # handed to the caller of `records`, in its thread
             self._error = error
 

@@ -1,0 +1,323 @@
+"""The memo'd untracked walk answers exactly what `git ls-files --others --exclude-standard` does, after
+any sequence of changes to files, directories, git's index, HEAD and the ignore rules, while asking git
+only about what changed."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memhtml.store import untracked
+from memhtml.store.gitcmd import head_sha
+from memhtml.store.untracked import MEMO_NAME, UntrackedWalk
+from tests.conftest import git
+
+BUCKETS = ("projects", "areas", "resources", "archive")
+# Longer than one tick of the kernel's file clock, so two steps never leave one directory time.
+TICK = 0.02
+
+
+def make_repository(root: Path) -> None:
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / ".memhtml").mkdir()
+    (root / ".gitignore").write_text(".memhtml/\n", encoding="utf-8")
+    for directory in ("projects/alpha", "projects/alpha/deep", "areas/inbox", "resources"):
+        (root / directory).mkdir(parents=True)
+        (root / directory / "kept.html").write_text(f"{directory}\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "start")
+
+
+def truth(root: Path) -> list[str]:
+    output = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "--others", "--exclude-standard", "-z", "--", *BUCKETS],
+        capture_output=True,
+        check=True,
+    ).stdout
+    return sorted(name.decode() for name in output.split(b"\0") if name)
+
+
+def walked(root: Path) -> tuple[list[str], bool]:
+    """The walk's answer, and whether it asked git about everything."""
+    walk = UntrackedWalk(root, BUCKETS, head_sha(root))
+    status = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(root),
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=no",
+            "--no-renames",
+            "--",
+            *BUCKETS,
+        ],
+        capture_output=True,
+        check=True,
+    ).stdout
+    answer = walk.finish(status)
+    assert walk._plan is not None
+    return answer, walk._plan.everything
+
+
+def files_on_disk(root: Path) -> list[str]:
+    return sorted(
+        str(path.relative_to(root))
+        for bucket in BUCKETS
+        if (root / bucket).is_dir()
+        for path in (root / bucket).rglob("*")
+        if path.is_file()
+    )
+
+
+def directories_on_disk(root: Path) -> list[str]:
+    return sorted(
+        str(path.relative_to(root))
+        for bucket in BUCKETS
+        if (root / bucket).is_dir()
+        for path in [root / bucket, *(root / bucket).rglob("*")]
+        if path.is_dir() and ".git" not in path.parts[len(root.parts) :]
+    )
+
+
+def tracked(root: Path) -> list[str]:
+    return [line for line in git(root, "ls-files", "--", *BUCKETS).splitlines() if line]
+
+
+def steps(root: Path, chance: random.Random) -> list[Callable[[], object]]:
+    def new_file() -> None:
+        directory = chance.choice(directories_on_disk(root) or ["areas"])
+        (root / directory).mkdir(parents=True, exist_ok=True)
+        (root / directory / f"f{chance.randrange(10**6)}.{chance.choice(['html', 'txt'])}").write_text("new\n")
+
+    def new_directory() -> None:
+        parent = chance.choice(directories_on_disk(root) or ["areas"])
+        made = root / parent / f"d{chance.randrange(10**6)}" / chance.choice(["", "inner"])
+        made.mkdir(parents=True, exist_ok=True)
+        (made / "fresh.html").write_text("fresh\n")
+
+    def stage_one() -> None:
+        candidates = truth(root)
+        if candidates:
+            git(root, "add", "--", chance.choice(candidates))
+
+    def commit() -> None:
+        git(root, "commit", "-qm", "step", "--allow-empty")
+
+    def stage_and_commit_all() -> None:
+        git(root, "add", "-A", "--", *[b for b in BUCKETS if (root / b).exists()])
+        git(root, "commit", "-qm", "all", "--allow-empty")
+
+    def unstage_one() -> None:
+        candidates = tracked(root)
+        if candidates:
+            git(root, "rm", "-q", "-f", "--cached", "--", chance.choice(candidates))
+
+    def unstage_and_commit() -> None:
+        unstage_one()
+        commit()
+
+    def delete_file() -> None:
+        candidates = files_on_disk(root)
+        if candidates:
+            (root / chance.choice(candidates)).unlink()
+
+    def move_directory() -> None:
+        candidates = [d for d in directories_on_disk(root) if "/" in d]
+        if candidates:
+            source = root / chance.choice(candidates)
+            source.rename(source.with_name(f"m{chance.randrange(10**6)}"))
+
+    def remove_directory() -> None:
+        candidates = [d for d in directories_on_disk(root) if "/" in d]
+        if candidates:
+            shutil.rmtree(root / chance.choice(candidates))
+
+    def ignore_something() -> None:
+        directory = chance.choice(["", *directories_on_disk(root)])
+        rules = root / directory / ".gitignore"
+        with rules.open("a", encoding="utf-8") as handle:
+            handle.write(chance.choice(["*.txt\n", "f*\n", "inner/\n", "!f*.html\n"]))
+
+    def unignore_everything() -> None:
+        for rules in [root / ".gitignore", *(root / d / ".gitignore" for d in directories_on_disk(root))]:
+            if rules.exists():
+                rules.write_text(".memhtml/\n" if rules.parent == root else "", encoding="utf-8")
+
+    def exclude_locally() -> None:
+        with (root / ".git" / "info" / "exclude").open("a", encoding="utf-8") as handle:
+            handle.write(chance.choice(["*.html\n", "deep/\n", "# nothing\n"]))
+
+    def undo_last_commit() -> None:
+        if int(git(root, "rev-list", "--count", "HEAD")) > 1:
+            git(root, "reset", "-q", "--soft", "HEAD~1")
+
+    def hard_reset() -> None:
+        git(root, "reset", "-q", "--hard")
+
+    return [
+        new_file,
+        new_file,
+        new_directory,
+        stage_one,
+        commit,
+        stage_and_commit_all,
+        unstage_one,
+        unstage_and_commit,
+        delete_file,
+        move_directory,
+        remove_directory,
+        ignore_something,
+        unignore_everything,
+        exclude_locally,
+        undo_last_commit,
+        hard_reset,
+    ]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_any_sequence_of_changes_is_answered_as_git_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    # Every directory stat is trusted at once; the steps are a clock tick apart instead.
+    monkeypatch.setattr(untracked, "RACY_NANOSECONDS", 0)
+    root = tmp_path / "store"
+    make_repository(root)
+    chance = random.Random(seed)
+    actions = steps(root, chance)
+    partial = 0
+    for number in range(40):
+        action = chance.choice(actions)
+        action()
+        time.sleep(TICK)
+        answer, everything = walked(root)
+        assert answer == truth(root), f"step {number}: {action.__name__}"
+        partial += not everything
+        time.sleep(TICK)
+    # The memo was used: most walks asked git about part of the tree only.
+    assert partial >= 15
+
+
+def test_a_walk_with_no_change_asks_git_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(untracked, "RACY_NANOSECONDS", 0)
+    root = tmp_path / "store"
+    make_repository(root)
+    (root / "areas" / "inbox" / "loose.html").write_text("loose\n")
+    time.sleep(TICK)
+    assert walked(root) == (["areas/inbox/loose.html"], True)
+    calls: list[list[str]] = []
+    real = untracked._others
+
+    def counted(where: Path, pathspecs: list[str]) -> list[str]:
+        calls.append(list(pathspecs))
+        return real(where, pathspecs)
+
+    monkeypatch.setattr(untracked, "_others", counted)
+    # The untracked file is asked about again (it could have been staged); nothing else is walked.
+    assert walked(root) == (["areas/inbox/loose.html"], False)
+    assert calls == [["areas/inbox/loose.html"]]
+    (root / "areas" / "inbox" / "loose.html").unlink()
+    time.sleep(TICK)
+    calls.clear()
+    assert walked(root) == ([], False)
+    assert calls == [["areas/inbox/"]]
+    time.sleep(TICK)
+    calls.clear()
+    assert walked(root) == ([], False)
+    assert calls == []
+
+
+def test_a_directory_changed_within_the_racy_window_is_walked_again(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    make_repository(root)  # every directory was written just now
+    walked(root)
+    memo = json.loads((root / ".memhtml" / MEMO_NAME).read_text(encoding="utf-8"))
+    assert memo["directories"]["areas/inbox"][4] is False
+    # A file made within the same tick as the last change leaves the directory's time as it was.
+    (root / "areas" / "inbox" / "same-tick.html").write_text("x\n")
+    answer, _ = walked(root)
+    assert answer == truth(root) == ["areas/inbox/same-tick.html"]
+
+
+@pytest.mark.parametrize("damage", [b"", b"{not json", b'{"version": 1}', b'{"version": 99}', b"[1, 2]"])
+def test_a_memo_that_cannot_be_read_walks_everything(tmp_path: Path, damage: bytes) -> None:
+    root = tmp_path / "store"
+    make_repository(root)
+    (root / "areas" / "inbox" / "loose.html").write_text("loose\n")
+    (root / ".memhtml" / MEMO_NAME).write_bytes(damage)
+    assert walked(root) == (["areas/inbox/loose.html"], True)
+    assert json.loads((root / ".memhtml" / MEMO_NAME).read_text(encoding="utf-8"))["version"] == 1
+
+
+def test_without_the_stores_directory_nothing_is_kept(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    make_repository(root)
+    shutil.rmtree(root / ".memhtml")
+    (root / "areas" / "inbox" / "loose.html").write_text("loose\n")
+    assert walked(root) == (["areas/inbox/loose.html"], True)
+    assert walked(root) == (["areas/inbox/loose.html"], True)
+    assert not (root / ".memhtml").exists()
+
+
+def test_a_changed_variable_walks_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(untracked, "RACY_NANOSECONDS", 0)
+    root = tmp_path / "store"
+    make_repository(root)
+    time.sleep(TICK)
+    walked(root)
+    assert walked(root)[1] is False
+    ignore_file = tmp_path / "global-ignore"
+    ignore_file.write_text("kept.html\n")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "core.excludesFile")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", str(ignore_file))
+    assert walked(root)[1] is True
+
+
+@pytest.mark.parametrize("rules", [".gitignore", "areas/.gitignore", ".git/info/exclude"])
+def test_a_rule_taken_back_lists_the_file_it_hid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: str) -> None:
+    monkeypatch.setattr(untracked, "RACY_NANOSECONDS", 0)
+    root = tmp_path / "store"
+    make_repository(root)
+    (root / rules).write_text(".memhtml/\n*.draft\n", encoding="utf-8")
+    (root / "areas" / "inbox" / "hidden.draft").write_text("hidden\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "rules", "--allow-empty")
+    time.sleep(TICK)
+    assert walked(root)[0] == []
+    time.sleep(TICK)
+    # Only the rules change: no directory does.
+    (root / rules).write_text(".memhtml/\n", encoding="utf-8")
+    time.sleep(TICK)
+    assert walked(root)[0] == truth(root) == ["areas/inbox/hidden.draft"]
+
+
+def test_a_nested_repository_is_listed_as_git_lists_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(untracked, "RACY_NANOSECONDS", 0)
+    root = tmp_path / "store"
+    make_repository(root)
+    nested = root / "projects" / "alpha" / "vendored"
+    nested.mkdir()
+    git(nested, "init", "-q")
+    (nested / "inside.html").write_text("inside\n")
+    time.sleep(TICK)
+    assert walked(root)[0] == truth(root) == ["projects/alpha/vendored/"]
+    time.sleep(TICK)
+    (nested / "more.html").write_text("more\n")
+    time.sleep(TICK)
+    assert walked(root) == (truth(root), False)
+    time.sleep(TICK)
+    shutil.rmtree(nested / ".git")
+    time.sleep(TICK)
+    assert (
+        walked(root)[0] == truth(root) == ["projects/alpha/vendored/inside.html", "projects/alpha/vendored/more.html"]
+    )
