@@ -26,6 +26,7 @@ is seen once the directory of a file it un-ignores changes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -141,8 +142,7 @@ class UntrackedWalk:
                 return plan
         plan = _Plan(everything=True, started=started, environment=environment)
         plan.excludes_file = _excludes_file(self._root)
-        for bucket in self._buckets:
-            _discover(self._root, bucket, plan)
+        _discover_from_head(self._root, self._buckets, self._head, plan)
         plan.ignore_sources = _ignore_sources(self._root, plan.directories, plan.excludes_file, started)
         return plan
 
@@ -225,6 +225,40 @@ def _follow_directories(root: Path, buckets: Sequence[str], memo: _Memo, plan: _
     # A changed directory inside another is walked with it.
     changed = sorted(d for d in plan.changed if d in plan.directories)
     plan.changed = [d for d in changed if not any(d.startswith(other + "/") for other in changed if other != d)]
+
+
+def _discover_from_head(root: Path, buckets: Sequence[str], head: str | None, plan: _Plan) -> None:
+    """Stat every directory of the buckets: those HEAD holds are listed by git (reading every directory
+    instead cost ≈350 ms at 100k files); a directory whose link count says it has others is read."""
+    candidates = set(buckets)
+    if head is not None:
+        with contextlib.suppress(GitFailure):
+            listed = run_git(root, ["ls-tree", "-r", "-d", "-z", "--name-only", head, "--", *buckets]).stdout
+            candidates.update(name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0") if name)
+    found = {directory: _directory_stat(root / directory) for directory in candidates}
+    children: dict[str, list[str]] = {}
+    for directory in candidates:
+        parent, _, _ = directory.rpartition("/")
+        if parent and found[directory] is not None:
+            children.setdefault(parent, []).append(directory)
+    followed = {bucket for bucket in buckets if found[bucket] is not None}
+    for directory in sorted(followed | candidates, key=lambda name: (name.count("/"), name)):
+        stat_now = found[directory]
+        if directory not in followed or stat_now is None:
+            continue
+        plan.directories[directory] = _directory_signature(stat_now, plan.started)
+        if os.path.lexists(root / directory / ".git"):
+            plan.nested.add(directory)
+            continue
+        known = children.get(directory, [])
+        if stat_now.st_nlink == len(known) + 2:
+            followed.update(known)
+            continue
+        for child in _subdirectories(root, directory):
+            if child in known:
+                followed.add(child)
+            else:
+                _discover(root, child, plan)
 
 
 def _discover(root: Path, top: str, plan: _Plan) -> None:
