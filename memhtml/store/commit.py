@@ -155,12 +155,25 @@ def sync_real_index(root: Path, records: bytes) -> bool:
     """Give the user's index exactly the committed blobs of our paths, nothing else; False if git refused.
 
     The committed blob is recorded as is (not re-hashed from the file), so a clean filter can never
-    make our own path look modified.
+    make our own path look modified. Such an entry has no stat data, which would make every later
+    `git status` read and hash the file again (ours never write what they learn: optional locks are
+    off), so the entries are refreshed at once: `git add --refresh` records a file's stat only when
+    its bytes, cleaned as git cleans them, are the recorded blob, and never changes the blob.
     """
     try:
         run_git(root, ["update-index", "-z", "--index-info"], stdin=records)
     except GitFailure:
         return False
+    present = [record.split(b"\t", 1)[1] for record in records.split(b"\0") if record and record[:2] != b"0 "]
+    if present:
+        # Only what `git status` costs is at stake: a refresh that fails (another process holds the
+        # index lock, a file changed meanwhile) leaves the entry as correct as before.
+        run_git(
+            root,
+            ["--literal-pathspecs", "add", "--refresh", "--pathspec-from-file=-", "--pathspec-file-nul"],
+            stdin=b"".join(path + b"\0" for path in present),
+            ok_statuses=(0, 1, 128),
+        )
     return True
 
 
