@@ -48,6 +48,12 @@ def git_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def variables_git_sees() -> dict[str, str]:
+    """The variables a git child is given, for a caller that must know which configuration and ignore
+    files git will read (the untracked walk's memo)."""
+    return git_environment()
+
+
 def run_git(
     root: Path,
     args: Sequence[str],

@@ -21,7 +21,6 @@ from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import is_memory_path
 from memhtml.store.files import LinkedPath, blob_id, committed_bytes_on_disk, is_regular_file, read_regular_file
 from memhtml.store.gitcmd import head_sha, run_git, start_git
-from memhtml.store.untracked import UntrackedWalk
 
 _BUCKETS = ("projects", "areas", "resources", "archive")
 SYMLINK_MODE = "120000"
@@ -80,6 +79,8 @@ def status_records(root: Path, head: str | None = None) -> list[tuple[str, str]]
                 ],
             ).stdout
         )
+    from memhtml.store.untracked import UntrackedWalk  # only a large store's scan needs it
+
     walk = UntrackedWalk(root, _BUCKETS, head_sha(root) if head is None else head)
     try:
         tracked = run_git(

@@ -33,12 +33,11 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import GitFailure
-from memhtml.store.gitcmd import run_git
+from memhtml.store.gitcmd import run_git, variables_git_sees
 
 MEMO_NAME: Final[str] = "index.duckdb.untracked"
 _MEMO_VERSION: Final[int] = 1
@@ -53,10 +52,9 @@ DirectoryStat = tuple[int, int, int, int, bool]
 FileStat = tuple[int, ...] | None
 
 
-@dataclass
-class _Memo:
+class _Memo(NamedTuple):
     head: str | None
-    environment: dict[str, str]
+    config_variables: dict[str, str]
     excludes_file: str | None
     ignore_sources: dict[str, FileStat]
     directories: dict[str, DirectoryStat]
@@ -65,20 +63,20 @@ class _Memo:
     index_only: list[str]  # paths `git status` showed as added to or deleted from git's index
 
 
-@dataclass
 class _Plan:
     """The directories as they are now, and what git is asked: everything, or the changed directories
     and the suspect paths outside them."""
 
-    everything: bool
-    started: int
-    environment: dict[str, str] = field(default_factory=dict)
-    excludes_file: str | None = None
-    ignore_sources: dict[str, FileStat] = field(default_factory=dict)
-    directories: dict[str, DirectoryStat] = field(default_factory=dict)
-    nested: set[str] = field(default_factory=set)
-    changed: list[str] = field(default_factory=list)
-    suspects: list[str] = field(default_factory=list)
+    def __init__(self, *, everything: bool, started: int, config_variables: dict[str, str] | None = None) -> None:
+        self.everything = everything
+        self.started = started
+        self.config_variables: dict[str, str] = config_variables or {}
+        self.excludes_file: str | None = None
+        self.ignore_sources: dict[str, FileStat] = {}
+        self.directories: dict[str, DirectoryStat] = {}
+        self.nested: set[str] = set()
+        self.changed: list[str] = []
+        self.suspects: list[str] = []
 
     def covers(self, path: str) -> bool:
         """Whether git's walk of this plan answers for `path`."""
@@ -129,18 +127,22 @@ class UntrackedWalk:
         started = time.time_ns()
         if not self._keeps_memo:
             return _Plan(everything=True, started=started)
-        environment = _environment()
-        if memo is not None and memo.environment == environment and (memo.head is not None or self._head is None):
+        config_variables = _config_variables()
+        if (
+            memo is not None
+            and memo.config_variables == config_variables
+            and (memo.head is not None or self._head is None)
+        ):
             sources = _ignore_sources(self._root, memo.directories, memo.excludes_file, started)
             if sources == memo.ignore_sources and None not in sources.values():
-                plan = _Plan(everything=False, started=started, environment=environment)
+                plan = _Plan(everything=False, started=started, config_variables=config_variables)
                 plan.excludes_file = memo.excludes_file
                 _follow_directories(self._root, self._buckets, memo, plan)
                 plan.suspects = sorted(p for p in {*memo.untracked, *memo.index_only} if not plan.covers(p))
                 # Stat'ed again for the directories as they are now; still before git reads any of them.
                 plan.ignore_sources = _ignore_sources(self._root, plan.directories, plan.excludes_file, started)
                 return plan
-        plan = _Plan(everything=True, started=started, environment=environment)
+        plan = _Plan(everything=True, started=started, config_variables=config_variables)
         plan.excludes_file = _excludes_file(self._root)
         _discover_from_head(self._root, self._buckets, self._head, plan)
         plan.ignore_sources = _ignore_sources(self._root, plan.directories, plan.excludes_file, started)
@@ -167,7 +169,7 @@ class UntrackedWalk:
                 self._memo_file,
                 _Memo(
                     head=self._head,
-                    environment=plan.environment,
+                    config_variables=plan.config_variables,
                     excludes_file=plan.excludes_file,
                     ignore_sources=plan.ignore_sources,
                     directories=plan.directories,
@@ -321,28 +323,29 @@ def _ignore_sources(
 ) -> dict[str, FileStat]:
     """The stat of every file the ignore rules and the configuration are read from: each of
     `directories`' `.gitignore`, then the store-wide ones."""
-    home = Path(os.environ.get("HOME", "/"))
-    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    seen = variables_git_sees()
+    home = Path(seen.get("HOME", "/"))
+    config_home = Path(seen.get("XDG_CONFIG_HOME") or home / ".config")
     files = [root / directory / ".gitignore" for directory in directories]
     files += [
         root / ".gitignore",
         root / ".git" / "info" / "exclude",
         root / ".git" / "config",
-        Path(os.environ.get("GIT_CONFIG_GLOBAL") or home / ".gitconfig"),
+        Path(seen.get("GIT_CONFIG_GLOBAL") or home / ".gitconfig"),
         config_home / "git" / "config",
         config_home / "git" / "ignore",
-        Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"),
+        Path(seen.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"),
     ]
     if excludes_file:
         files.append(Path(excludes_file))
     return {str(path): _file_signature(path, started) for path in files}
 
 
-def _environment() -> dict[str, str]:
+def _config_variables() -> dict[str, str]:
     """The variables that change which configuration and ignore files git reads."""
     return {
         name: value
-        for name, value in os.environ.items()
+        for name, value in variables_git_sees().items()
         if name.startswith("GIT_CONFIG") or name in ("HOME", "XDG_CONFIG_HOME")
     }
 
@@ -398,7 +401,7 @@ def _read_memo(file: Path) -> _Memo | None:
             return None
         return _Memo(
             head=raw["head"],
-            environment=dict(raw["environment"]),
+            config_variables=dict(raw["config_variables"]),
             excludes_file=raw["excludes_file"],
             ignore_sources={k: (tuple(v) if v is not None else None) for k, v in raw["ignore_sources"].items()},
             directories={k: (v[0], v[1], v[2], v[3], bool(v[4])) for k, v in raw["directories"].items()},
@@ -415,7 +418,7 @@ def _write_memo(file: Path, memo: _Memo) -> None:
     data = {
         "version": _MEMO_VERSION,
         "head": memo.head,
-        "environment": memo.environment,
+        "config_variables": memo.config_variables,
         "excludes_file": memo.excludes_file,
         "ignore_sources": memo.ignore_sources,
         "directories": memo.directories,
