@@ -415,17 +415,7 @@ def _read_memo(file: Path) -> _Memo | None:
 
 def _write_memo(file: Path, memo: _Memo) -> None:
     """Replace the memo whole; one that cannot be written is left out (the next walk walks everything)."""
-    data = {
-        "version": _MEMO_VERSION,
-        "head": memo.head,
-        "config_variables": memo.config_variables,
-        "excludes_file": memo.excludes_file,
-        "ignore_sources": memo.ignore_sources,
-        "directories": memo.directories,
-        "nested": sorted(memo.nested),
-        "untracked": memo.untracked,
-        "index_only": memo.index_only,
-    }
+    data = {"version": _MEMO_VERSION, **memo._asdict(), "nested": sorted(memo.nested)}
     private = file.with_name(f"{file.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     try:
         private.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
