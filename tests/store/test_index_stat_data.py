@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memhtml.store.commit import sync_real_index
+from memhtml.store.gitcmd import ZERO_SHA
 from tests.conftest import git, run_cli
 
 
@@ -43,3 +45,44 @@ def test_init_write_apply_and_archive_leave_stat_data_in_gits_index(store_root: 
     assert len([name for name in tracked if name.endswith(".html")]) == 4  # three in the batch, one archived
     assert entries_without_stat_data(store_root) == []
     assert git(store_root, "status", "--porcelain") == ""
+
+
+def test_a_clean_filter_never_makes_a_written_path_look_staged(store_root: Path) -> None:
+    # A filter that changes every byte it cleans: git's id for the file is no longer the committed blob,
+    # so the entry must hold the committed blob as is (and git reports the file as modified, which it
+    # is, as git sees it), never the filtered one as a staged change.
+    git(store_root, "config", "filter.shout.clean", "tr a-z A-Z")
+    (store_root / ".git" / "info" / "attributes").write_text("*.html filter=shout\n", encoding="utf-8")
+    written = run_cli("write", "--repo", str(store_root), "--title", "Quiet", "--type", "semantic", "--claim", "Quiet.")
+    assert written.status == 0, written.stdout
+    path = written.data["path"]
+    assert isinstance(path, str)
+    assert (
+        git(store_root, "ls-files", "-s", "--", path).split()[1] == git(store_root, "rev-parse", f"HEAD:{path}").strip()
+    )
+    assert git(store_root, "diff", "--cached", "--name-only") == ""
+
+
+def committed_file(root: Path, path: str, text: str) -> str:
+    """Commit `text` at `path` with plain git; its blob id."""
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(text, encoding="utf-8")
+    git(root, "add", "--", path)
+    git(root, "commit", "-qm", f"add {path}")
+    return git(root, "rev-parse", f"HEAD:{path}").strip()
+
+
+def test_an_executable_file_keeps_the_committed_mode(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    blob = committed_file(tmp_path, "areas/inbox/mode.html", "mode\n")
+    (tmp_path / "areas/inbox/mode.html").chmod(0o755)
+    assert sync_real_index(tmp_path, f"100644 {blob}\tareas/inbox/mode.html\0".encode())
+    assert git(tmp_path, "ls-files", "-s", "--", "areas/inbox/mode.html").split()[0] == "100644"
+
+
+def test_a_removed_path_still_on_disk_leaves_the_index(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    committed_file(tmp_path, "areas/inbox/gone.html", "gone\n")
+    assert sync_real_index(tmp_path, f"0 {ZERO_SHA}\tareas/inbox/gone.html\0".encode())
+    assert git(tmp_path, "ls-files", "--", "areas/inbox/gone.html") == ""
+    assert (tmp_path / "areas/inbox/gone.html").exists()
