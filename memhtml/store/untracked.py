@@ -20,8 +20,15 @@ next time too (a second change in the same clock tick would leave its time as it
 changed directory gained or lost subdirectories is told by its link count where the file system counts
 them (ext4, xfs, tmpfs), else by reading it.
 
-Not followed: a configuration file pulled in by `include.path`; a change there to `core.excludesFile`
-is seen once the directory of a file it un-ignores changes.
+A directory holding a `.git` is followed like any other: git enters it or lists it as one entry
+depending on git's index and on whether the `.git` is a repository, which can change while the
+directory does not, so a path asked about is asked with each such directory above it. A bucket that
+is not a directory is always asked about. A sparse checkout, whose `.gitignore` files git may read
+from its index, walks everything each time.
+
+Not followed: a configuration file pulled in by `include.path`, or a system configuration file other
+than `/etc/gitconfig`; a change there to `core.excludesFile` is seen once the directory of a file it
+un-ignores changes. Nor a `.gitignore` that is marked skip-worktree outside a sparse checkout.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -40,10 +47,12 @@ from memhtml.contracts.errors import GitFailure
 from memhtml.store.gitcmd import run_git, variables_git_sees
 
 MEMO_NAME: Final[str] = "index.duckdb.untracked"
-_MEMO_VERSION: Final[int] = 1
+_MEMO_VERSION: Final[int] = 2
 RACY_NANOSECONDS: Final[int] = 2_000_000_000
-# Past this many paths to ask about one by one, one walk of everything costs less.
+# Past this many paths to ask about one by one, or this many bytes of them, one walk of everything
+# costs less (and a command line has room for them: Linux allows 2 MiB of arguments).
 SUSPECTS_LIMIT: Final[int] = 2_000
+PATHSPEC_BYTES_LIMIT: Final[int] = 256 * 1024
 
 # inode, modification time, change time, link count, and whether the times are old enough to trust.
 DirectoryStat = tuple[int, int, int, int, bool]
@@ -58,9 +67,8 @@ class _Memo(NamedTuple):
     excludes_file: str | None
     ignore_sources: dict[str, FileStat]
     directories: dict[str, DirectoryStat]
-    nested: set[str]  # directories holding a `.git`: git lists them as one entry and never enters them
     untracked: list[str]
-    index_only: list[str]  # paths `git status` showed as added to or deleted from git's index
+    index_only: list[str]  # paths whose place in git's index `git status` showed as differing from HEAD
 
 
 class _Plan:
@@ -74,15 +82,28 @@ class _Plan:
         self.excludes_file: str | None = None
         self.ignore_sources: dict[str, FileStat] = {}
         self.directories: dict[str, DirectoryStat] = {}
-        self.nested: set[str] = set()
         self.changed: list[str] = []
-        self.suspects: list[str] = []
+        self._changed: frozenset[str] = frozenset()
+        self.suspects: set[str] = set()
 
     def covers(self, path: str) -> bool:
         """Whether git's walk of this plan answers for `path`."""
         if self.everything or path in self.suspects:
             return True
-        return any(path.startswith(directory + "/") for directory in self.changed)
+        if len(self._changed) != len(self.changed):  # `changed` is set once, after the stats
+            self._changed = frozenset(self.changed)
+        return any(directory in self._changed for directory in _ancestors(path))
+
+    def pathspecs(self, root: Path) -> list[str]:
+        """What git is asked: the changed directories, and each suspect with every directory above it
+        that holds a `.git` (git may list that directory in the suspect's place)."""
+        asked = {f"{directory}/" for directory in self.changed}
+        for path in self.suspects:
+            asked.add(path)
+            asked.update(
+                f"{directory}/" for directory in _ancestors(path) if os.path.lexists(root / directory / ".git")
+            )
+        return sorted(asked)
 
 
 class UntrackedWalk:
@@ -112,20 +133,21 @@ class UntrackedWalk:
                 if deleted is None:
                     plan.everything = True
                 else:
-                    plan.suspects += [path for path in deleted if not plan.covers(path) and _exists(self._root, path)]
-            if len(plan.suspects) > SUSPECTS_LIMIT:
+                    plan.suspects.update(p for p in deleted if not plan.covers(p) and _exists(self._root, p))
+            pathspecs = [] if plan.everything else plan.pathspecs(self._root)
+            if _too_many(pathspecs):
                 plan.everything = True
             self._plan = plan
             if plan.everything:
                 self._found = _others(self._root, self._buckets)
-            elif plan.changed or plan.suspects:
-                self._found = _others(self._root, [*(f"{d}/" for d in plan.changed), *plan.suspects])
+            elif pathspecs:
+                self._found = _others(self._root, pathspecs)
         except BaseException as error:  # raised again by `finish`, in the caller's thread
             self._failure = error
 
     def _planned(self, memo: _Memo | None) -> _Plan:
         started = time.time_ns()
-        if not self._keeps_memo:
+        if not self._keeps_memo or _sparse(self._root):
             return _Plan(everything=True, started=started)
         config_variables = _config_variables()
         if (
@@ -138,7 +160,9 @@ class UntrackedWalk:
                 plan = _Plan(everything=False, started=started, config_variables=config_variables)
                 plan.excludes_file = memo.excludes_file
                 _follow_directories(self._root, self._buckets, memo, plan)
-                plan.suspects = sorted(p for p in {*memo.untracked, *memo.index_only} if not plan.covers(p))
+                plan.suspects = {p for p in {*memo.untracked, *memo.index_only} if not plan.covers(p)}
+                # A bucket that is a file or a link: git lists it, and no directory stat follows it.
+                plan.suspects.update(b for b in self._buckets if _exists(self._root, b) and b not in plan.directories)
                 # Stat'ed again for the directories as they are now; still before git reads any of them.
                 plan.ignore_sources = _ignore_sources(self._root, plan.directories, plan.excludes_file, started)
                 return plan
@@ -160,9 +184,11 @@ class UntrackedWalk:
         index_only = _index_only(tracked_status)
         found = set(self._found)
         # A path taken out of git's index (`git rm --cached`) in a directory that did not change.
-        unstaged = [p for p in index_only if not plan.covers(p) and p not in found and _exists(self._root, p)]
-        if unstaged:
-            found.update(_others(self._root, unstaged))
+        unstaged = _Plan(everything=False, started=plan.started)
+        unstaged.suspects = {p for p in index_only if not plan.covers(p) and p not in found and _exists(self._root, p)}
+        if unstaged.suspects:
+            pathspecs = unstaged.pathspecs(self._root)
+            found.update(_others(self._root, self._buckets if _too_many(pathspecs) else pathspecs))
         untracked = sorted(found)
         if self._keeps_memo:
             _write_memo(
@@ -173,7 +199,6 @@ class UntrackedWalk:
                     excludes_file=plan.excludes_file,
                     ignore_sources=plan.ignore_sources,
                     directories=plan.directories,
-                    nested=plan.nested,
                     untracked=untracked,
                     index_only=index_only,
                 ),
@@ -200,18 +225,11 @@ def _follow_directories(root: Path, buckets: Sequence[str], memo: _Memo, plan: _
         before = memo.directories.get(directory)
         plan.directories[directory] = _directory_signature(found, plan.started)
         if before is not None and before[4] and before[:3] == (found.st_ino, found.st_mtime_ns, found.st_ctime_ns):
-            if directory in memo.nested:
-                plan.nested.add(directory)
             continue
         plan.changed.append(directory)
-        if os.path.lexists(root / directory / ".git"):
-            plan.nested.add(directory)
-            vanished.update(_below(directory, memo.directories))
-            continue
         known = children.get(directory, [])
         if (
             before is not None
-            and directory not in memo.nested
             and before[3] == found.st_nlink == len(known) + 2
             and all(now.get(child) is not None for child in known)
         ):
@@ -223,10 +241,12 @@ def _follow_directories(root: Path, buckets: Sequence[str], memo: _Memo, plan: _
     for directory in vanished:
         for gone in [directory, *_below(directory, memo.directories)]:
             plan.directories.pop(gone, None)
-            plan.nested.discard(gone)
     # A changed directory inside another is walked with it.
-    changed = sorted(d for d in plan.changed if d in plan.directories)
-    plan.changed = [d for d in changed if not any(d.startswith(other + "/") for other in changed if other != d)]
+    kept: set[str] = set()
+    for directory in sorted(d for d in plan.changed if d in plan.directories):
+        if not any(ancestor in kept for ancestor in _ancestors(directory)):
+            kept.add(directory)
+    plan.changed = sorted(kept)
 
 
 def _discover_from_head(root: Path, buckets: Sequence[str], head: str | None, plan: _Plan) -> None:
@@ -249,9 +269,6 @@ def _discover_from_head(root: Path, buckets: Sequence[str], head: str | None, pl
         if directory not in followed or stat_now is None:
             continue
         plan.directories[directory] = _directory_signature(stat_now, plan.started)
-        if os.path.lexists(root / directory / ".git"):
-            plan.nested.add(directory)
-            continue
         known = children.get(directory, [])
         if stat_now.st_nlink == len(known) + 2:
             followed.update(known)
@@ -272,9 +289,6 @@ def _discover(root: Path, top: str, plan: _Plan) -> None:
         if found is None:
             continue
         plan.directories[directory] = _directory_signature(found, plan.started)
-        if os.path.lexists(root / directory / ".git"):
-            plan.nested.add(directory)
-            continue
         pending.extend(_subdirectories(root, directory))
 
 
@@ -288,6 +302,24 @@ def _subdirectories(root: Path, directory: str) -> list[str]:
             ]
     except OSError:
         return []
+
+
+def _ancestors(path: str) -> Iterator[str]:
+    """The directories above `path`, nearest first (`a/b/c` gives `a/b`, then `a`)."""
+    parent, _, _ = path.rstrip("/").rpartition("/")
+    while parent:
+        yield parent
+        parent, _, _ = parent.rpartition("/")
+
+
+def _too_many(pathspecs: Sequence[str]) -> bool:
+    """Whether asking about `pathspecs` one by one costs more than a walk of everything, or would not
+    fit on a command line."""
+    return len(pathspecs) > SUSPECTS_LIMIT or sum(len(spec) + 1 for spec in pathspecs) > PATHSPEC_BYTES_LIMIT
+
+
+def _sparse(root: Path) -> bool:
+    return (root / ".git" / "info" / "sparse-checkout").exists()
 
 
 def _below(directory: str, directories: Iterable[str]) -> list[str]:
@@ -304,7 +336,7 @@ def _directory_stat(path: Path) -> os.stat_result | None:
 
 
 def _directory_signature(found: os.stat_result, started: int) -> DirectoryStat:
-    trusted = found.st_mtime_ns < started - RACY_NANOSECONDS
+    trusted = max(found.st_mtime_ns, found.st_ctime_ns) < started - RACY_NANOSECONDS
     return (found.st_ino, found.st_mtime_ns, found.st_ctime_ns, found.st_nlink, trusted)
 
 
@@ -331,6 +363,7 @@ def _ignore_sources(
         root / ".gitignore",
         root / ".git" / "info" / "exclude",
         root / ".git" / "config",
+        root / ".git" / "config.worktree",
         Path(seen.get("GIT_CONFIG_GLOBAL") or home / ".gitconfig"),
         config_home / "git" / "config",
         config_home / "git" / "ignore",
@@ -380,12 +413,12 @@ def _deleted_between(root: Path, before: str, after: str | None, buckets: Sequen
 
 
 def _index_only(tracked_status: bytes) -> list[str]:
-    """The paths a `git status --porcelain=v1 -z --no-renames` shows as added to or deleted from git's
-    index (its first column)."""
+    """The paths whose place in git's index a `git status --porcelain=v1 -z --no-renames` shows as
+    differing from HEAD's: added or deleted in its first column, intent-to-add (` A`), or unmerged."""
     return sorted(
         record[3:].decode("utf-8", "surrogateescape")
         for record in tracked_status.split(b"\0")
-        if len(record) >= 4 and record[:1] in (b"A", b"D")
+        if len(record) >= 4 and (record[:1] in (b"A", b"D", b"U") or record[1:2] in (b"A", b"U"))
     )
 
 
@@ -405,7 +438,6 @@ def _read_memo(file: Path) -> _Memo | None:
             excludes_file=raw["excludes_file"],
             ignore_sources={k: (tuple(v) if v is not None else None) for k, v in raw["ignore_sources"].items()},
             directories={k: (v[0], v[1], v[2], v[3], bool(v[4])) for k, v in raw["directories"].items()},
-            nested=set(raw["nested"]),
             untracked=list(raw["untracked"]),
             index_only=list(raw["index_only"]),
         )
@@ -415,7 +447,7 @@ def _read_memo(file: Path) -> _Memo | None:
 
 def _write_memo(file: Path, memo: _Memo) -> None:
     """Replace the memo whole; one that cannot be written is left out (the next walk walks everything)."""
-    data = {"version": _MEMO_VERSION, **memo._asdict(), "nested": sorted(memo.nested)}
+    data = {"version": _MEMO_VERSION, **memo._asdict()}
     private = file.with_name(f"{file.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     try:
         private.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")

@@ -89,6 +89,11 @@ def directories_on_disk(root: Path) -> list[str]:
     )
 
 
+def attempt(root: Path, *args: str) -> None:
+    """A git command that may be refused (staging a repository with no commit, for one)."""
+    subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+
+
 def tracked(root: Path) -> list[str]:
     return [line for line in git(root, "ls-files", "--", *BUCKETS).splitlines() if line]
 
@@ -108,13 +113,13 @@ def steps(root: Path, chance: random.Random) -> list[Callable[[], object]]:
     def stage_one() -> None:
         candidates = truth(root)
         if candidates:
-            git(root, "add", "--", chance.choice(candidates))
+            attempt(root, "add", "--", chance.choice(candidates))
 
     def commit() -> None:
         git(root, "commit", "-qm", "step", "--allow-empty")
 
     def stage_and_commit_all() -> None:
-        git(root, "add", "-A", "--", *[b for b in BUCKETS if (root / b).exists()])
+        attempt(root, "add", "-A", "--", *[b for b in BUCKETS if (root / b).exists()])
         git(root, "commit", "-qm", "all", "--allow-empty")
 
     def unstage_one() -> None:
@@ -164,6 +169,21 @@ def steps(root: Path, chance: random.Random) -> list[Callable[[], object]]:
     def hard_reset() -> None:
         git(root, "reset", "-q", "--hard")
 
+    def make_repository_inside() -> None:
+        candidates = [d for d in directories_on_disk(root) if "/" in d]
+        if candidates:
+            git(root / chance.choice(candidates), "init", "-q")
+
+    def remove_inner_repository() -> None:
+        inner = sorted(root.glob("*/**/.git"))
+        if inner:
+            shutil.rmtree(chance.choice(inner))
+
+    def intend_to_add() -> None:
+        candidates = truth(root)
+        if candidates and not candidates[0].endswith("/"):
+            attempt(root, "add", "-N", "--", candidates[0])
+
     return [
         new_file,
         new_file,
@@ -181,6 +201,9 @@ def steps(root: Path, chance: random.Random) -> list[Callable[[], object]]:
         exclude_locally,
         undo_last_commit,
         hard_reset,
+        make_repository_inside,
+        remove_inner_repository,
+        intend_to_add,
     ]
 
 
@@ -255,7 +278,7 @@ def test_a_memo_that_cannot_be_read_walks_everything(tmp_path: Path, damage: byt
     (root / "areas" / "inbox" / "loose.html").write_text("loose\n")
     (root / ".memhtml" / MEMO_NAME).write_bytes(damage)
     assert walked(root) == (["areas/inbox/loose.html"], True)
-    assert json.loads((root / ".memhtml" / MEMO_NAME).read_text(encoding="utf-8"))["version"] == 1
+    assert json.loads((root / ".memhtml" / MEMO_NAME).read_text(encoding="utf-8"))["version"] == untracked._MEMO_VERSION
 
 
 def test_without_the_stores_directory_nothing_is_kept(tmp_path: Path) -> None:
@@ -321,3 +344,122 @@ def test_a_nested_repository_is_listed_as_git_lists_it(tmp_path: Path, monkeypat
     assert (
         walked(root)[0] == truth(root) == ["projects/alpha/vendored/inside.html", "projects/alpha/vendored/more.html"]
     )
+
+
+def fresh_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(untracked, "RACY_NANOSECONDS", 0)
+    root = tmp_path / "store"
+    make_repository(root)
+    time.sleep(TICK)
+    assert walked(root)[0] == truth(root)
+    return root
+
+
+def settled(root: Path) -> tuple[list[str], bool]:
+    time.sleep(TICK)
+    answer = walked(root)
+    time.sleep(TICK)
+    return answer
+
+
+def test_a_repository_made_inside_a_tracked_directory_is_still_entered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Git enters a directory with a `.git` while its index holds paths below it.
+    root = fresh_repository(tmp_path, monkeypatch)
+    git(root / "projects" / "alpha", "init", "-q")
+    settled(root)
+    (root / "projects" / "alpha" / "deep" / "new.html").write_text("new\n")
+    assert settled(root) == (truth(root), False)
+    assert truth(root) == ["projects/alpha/deep/new.html"]
+    # Out of git's index, the directory is a repository of its own: git lists it as one entry.
+    git(root, "rm", "-r", "-q", "--cached", "projects/alpha")
+    assert settled(root)[0] == truth(root) == ["projects/alpha/"]
+
+
+def test_a_git_directory_that_is_no_repository_is_entered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    (root / "areas" / "inbox" / "sub" / ".git").mkdir(parents=True)
+    settled(root)
+    (root / "areas" / "inbox" / "sub" / "child").mkdir()
+    settled(root)
+    (root / "areas" / "inbox" / "sub" / "child" / "b.html").write_text("b\n")
+    assert settled(root)[0] == truth(root) == ["areas/inbox/sub/child/b.html"]
+
+
+def test_an_intent_to_add_taken_back_is_untracked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    (root / "areas" / "inbox" / "ita.html").write_text("x\n")
+    settled(root)
+    git(root, "add", "-N", "areas/inbox/ita.html")  # `git status` shows ` A`
+    assert settled(root)[0] == truth(root) == []
+    git(root, "rm", "-q", "--cached", "areas/inbox/ita.html")
+    assert settled(root)[0] == truth(root) == ["areas/inbox/ita.html"]
+
+
+def test_a_conflict_reset_leaves_the_other_side_untracked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    base = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(root, "switch", "-q", "-c", "other")
+    git(root, "mv", "areas/inbox/kept.html", "areas/inbox/theirs.html")
+    git(root, "commit", "-qm", "one way")
+    git(root, "switch", "-q", base)
+    git(root, "mv", "areas/inbox/kept.html", "areas/inbox/ours.html")
+    git(root, "commit", "-qm", "the other way")
+    settled(root)
+    subprocess.run(["git", "-C", str(root), "merge", "other"], capture_output=True, check=False)  # conflicts
+    assert settled(root)[0] == truth(root)
+    git(root, "reset", "-q")  # the index back to HEAD; the other side's file stays on disk
+    assert settled(root)[0] == truth(root) == ["areas/inbox/theirs.html"]
+
+
+def test_a_bucket_that_is_no_directory_is_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    (root / "archive").write_text("a file named like a bucket\n")
+    assert settled(root)[0] == truth(root) == ["archive"]
+    (root / "archive").unlink()
+    (root / "archive").symlink_to("areas")
+    assert settled(root)[0] == truth(root) == ["archive"]
+
+
+def test_a_rule_taken_back_in_the_worktree_configuration_lists_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    rules = tmp_path / "ignore"
+    rules.write_text("*.txt\n")
+    git(root, "config", "extensions.worktreeConfig", "true")
+    git(root, "config", "--worktree", "core.excludesFile", str(rules))
+    (root / "areas" / "inbox" / "note.txt").write_text("n\n")
+    assert settled(root)[0] == truth(root) == []
+    git(root, "config", "--worktree", "--unset", "core.excludesFile")
+    assert settled(root)[0] == truth(root) == ["areas/inbox/note.txt"]
+
+
+def test_too_many_paths_to_ask_about_walk_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    monkeypatch.setattr(untracked, "SUSPECTS_LIMIT", 3)
+    for number in range(6):
+        (root / "resources" / f"r{number}.html").write_text(f"{number}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "six")
+    settled(root)
+    git(root, "rm", "-r", "-q", "--cached", "resources")  # seven paths leave git's index at once
+    calls: list[list[str]] = []
+    real = untracked._others
+
+    def counted(where: Path, pathspecs: list[str]) -> list[str]:
+        calls.append(list(pathspecs))
+        return real(where, pathspecs)
+
+    monkeypatch.setattr(untracked, "_others", counted)
+    assert settled(root)[0] == truth(root)
+    assert len(truth(root)) == 7
+    assert list(BUCKETS) in calls  # asked as one walk, not path by path
+
+
+def test_a_sparse_checkout_walks_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    git(root, "sparse-checkout", "set", "--no-cone", "/*")
+    assert settled(root)[1] is True
+    assert settled(root)[1] is True
