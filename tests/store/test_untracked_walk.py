@@ -69,6 +69,19 @@ def walked(root: Path) -> tuple[list[str], bool]:
     return answer, walk._plan.everything
 
 
+def questions_to_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The pathspecs of every `git ls-files --others` the walk runs from now on, in order."""
+    calls: list[list[str]] = []
+    real = untracked._others
+
+    def counted(where: Path, pathspecs: list[str]) -> list[str]:
+        calls.append(list(pathspecs))
+        return real(where, pathspecs)
+
+    monkeypatch.setattr(untracked, "_others", counted)
+    return calls
+
+
 def files_on_disk(root: Path) -> list[str]:
     return sorted(
         str(path.relative_to(root))
@@ -237,14 +250,7 @@ def test_a_walk_with_no_change_asks_git_nothing(tmp_path: Path, monkeypatch: pyt
     (root / "areas" / "inbox" / "loose.html").write_text("loose\n")
     time.sleep(TICK)
     assert walked(root) == (["areas/inbox/loose.html"], True)
-    calls: list[list[str]] = []
-    real = untracked._others
-
-    def counted(where: Path, pathspecs: list[str]) -> list[str]:
-        calls.append(list(pathspecs))
-        return real(where, pathspecs)
-
-    monkeypatch.setattr(untracked, "_others", counted)
+    calls = questions_to_git(monkeypatch)
     # The untracked file is asked about again (it could have been staged); nothing else is walked.
     assert walked(root) == (["areas/inbox/loose.html"], False)
     assert calls == [["areas/inbox/loose.html"]]
@@ -445,14 +451,7 @@ def test_too_many_paths_to_ask_about_walk_everything(tmp_path: Path, monkeypatch
     git(root, "commit", "-qm", "six")
     settled(root)
     git(root, "rm", "-r", "-q", "--cached", "resources")  # seven paths leave git's index at once
-    calls: list[list[str]] = []
-    real = untracked._others
-
-    def counted(where: Path, pathspecs: list[str]) -> list[str]:
-        calls.append(list(pathspecs))
-        return real(where, pathspecs)
-
-    monkeypatch.setattr(untracked, "_others", counted)
+    calls = questions_to_git(monkeypatch)
     assert settled(root)[0] == truth(root)
     assert len(truth(root)) == 7
     assert list(BUCKETS) in calls  # asked as one walk, not path by path
