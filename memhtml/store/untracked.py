@@ -134,8 +134,9 @@ class UntrackedWalk:
                     plan.everything = True
                 else:
                     plan.suspects.update(p for p in deleted if not plan.covers(p) and _exists(self._root, p))
-            pathspecs = [] if plan.everything else plan.pathspecs(self._root)
-            if _too_many(pathspecs):
+            too_many = len(plan.suspects) + len(plan.changed) > SUSPECTS_LIMIT
+            pathspecs = [] if plan.everything or too_many else plan.pathspecs(self._root)
+            if too_many or _too_many(pathspecs):
                 plan.everything = True
             self._plan = plan
             if plan.everything:
@@ -186,7 +187,9 @@ class UntrackedWalk:
         # A path taken out of git's index (`git rm --cached`) in a directory that did not change.
         unstaged = _Plan(everything=False, started=plan.started)
         unstaged.suspects = {p for p in index_only if not plan.covers(p) and p not in found and _exists(self._root, p)}
-        if unstaged.suspects:
+        if len(unstaged.suspects) > SUSPECTS_LIMIT:
+            found.update(_others(self._root, self._buckets))
+        elif unstaged.suspects:
             pathspecs = unstaged.pathspecs(self._root)
             found.update(_others(self._root, self._buckets if _too_many(pathspecs) else pathspecs))
         untracked = sorted(found)
