@@ -8,6 +8,7 @@ any size fits.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -161,16 +162,19 @@ def sync_real_index(root: Path, records: bytes) -> bool:
     records exactly the committed blobs (`_synced_from_files`). Otherwise the committed blob is recorded
     as is (not re-hashed from the file), so a clean filter can never make our own path look modified.
     """
+    with contextlib.suppress(GitFailure):  # whatever git refused there, the records are tried as is
+        if _synced_from_files(root, records):
+            return True
     try:
-        if not _synced_from_files(root, records):
-            run_git(root, ["update-index", "-z", "--index-info"], stdin=records)
+        run_git(root, ["update-index", "-z", "--index-info"], stdin=records)
     except GitFailure:
         return False
     return True
 
 
 def _synced_from_files(root: Path, records: bytes) -> bool:
-    """Write `records` into the user's index with one `update-index --add --remove --info-only`, which
+    """Write `records` into the user's index with one `update-index --add --remove --info-only` (and
+    `--replace`, as `--index-info` replaces an entry a new path conflicts with), which
     takes each blob id and the stat data from the file, when the ids are sure to be the committed ones:
     every present path a plain, non-executable file whose bytes, cleaned as git cleans them (asked of
     `hash-object`, which writes nothing and leaves the index alone), are its committed blob, and every
@@ -210,7 +214,7 @@ def _synced_from_files(root: Path, records: bytes) -> bool:
     paths = [path for path, _ in present] + removed
     run_git(
         root,
-        ["update-index", "-z", "--add", "--remove", "--info-only", "--stdin"],
+        ["update-index", "-z", "--add", "--remove", "--replace", "--info-only", "--stdin"],
         stdin="".join(path + "\0" for path in paths).encode("utf-8", "surrogateescape"),
     )
     return True

@@ -86,3 +86,26 @@ def test_a_removed_path_still_on_disk_leaves_the_index(tmp_path: Path) -> None:
     assert sync_real_index(tmp_path, f"0 {ZERO_SHA}\tareas/inbox/gone.html\0".encode())
     assert git(tmp_path, "ls-files", "--", "areas/inbox/gone.html") == ""
     assert (tmp_path / "areas/inbox/gone.html").exists()
+
+
+def test_a_path_whose_directory_the_index_holds_as_a_file_replaces_it(tmp_path: Path) -> None:
+    # The user's index holds `notes` as a file (staged, then the file became a directory on disk);
+    # `--index-info` replaces such an entry, and so must the write from the files.
+    git(tmp_path, "init", "-q")
+    committed_file(tmp_path, "kept.html", "kept\n")
+    blob = git(tmp_path, "rev-parse", "HEAD:kept.html").strip()
+    git(tmp_path, "update-index", "--add", "--cacheinfo", f"100644,{blob},notes")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.html").write_text("kept\n", encoding="utf-8")
+    assert sync_real_index(tmp_path, f"100644 {blob}\tnotes/a.html\0".encode())
+    assert git(tmp_path, "ls-files", "--", "notes", "notes/a.html").split() == ["notes/a.html"]
+    assert entries_without_stat_data(tmp_path) == []
+
+
+def test_a_path_git_will_not_hash_is_recorded_as_committed(tmp_path: Path) -> None:
+    # `update-index` refuses to read a file beyond a symbolic link; the record is then written as is.
+    git(tmp_path, "init", "-q")
+    blob = committed_file(tmp_path, "real/a.html", "a\n")
+    (tmp_path / "link").symlink_to("real")
+    assert sync_real_index(tmp_path, f"100644 {blob}\tlink/a.html\0".encode())
+    assert git(tmp_path, "ls-files", "-s", "--", "link/a.html").split()[1] == blob
