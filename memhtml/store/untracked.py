@@ -9,14 +9,14 @@ about the directories whose stat changed and about the suspect paths below, noth
 
 Git decides every answer. What can change a file's answer without changing its directory is asked
 again:
-- its place in git's index: a path listed untracked last time, shown by `git status` as added to or
-  deleted from git's index (at the last walk or now), or deleted by a commit since the last walk's
-  HEAD;
+- its place in git's index: a path listed untracked last time, one whose entry `git status` shows
+  as differing from HEAD's (added, deleted, intent-to-add or unmerged; at the last walk or now), or
+  one deleted by a commit since the last walk's HEAD;
 - the ignore rules: a `.gitignore` of any directory, `.git/info/exclude`, the configuration files, the
   global ignore file, and the variables that point git elsewhere; any change walks everything.
 
-A directory whose modification time falls within `RACY_NANOSECONDS` of the walk is walked again the
-next time too (a second change in the same clock tick would leave its time as it was). Whether a
+A directory whose modification or change time falls within `RACY_NANOSECONDS` of the walk is walked
+again the next time too (a second change in the same clock tick would leave its time as it was). Whether a
 changed directory gained or lost subdirectories is told by its link count where the file system counts
 them (ext4, xfs, tmpfs), else by reading it.
 
