@@ -399,33 +399,33 @@ def open_database(
         meanwhile()
         database = open_planes()
     else:
-        database = _open_beside(open_planes, meanwhile)
+        database = _OpenOnThread(open_planes, read_only=read_only).taken(meanwhile)
     try:
         yield database
     finally:
         database.close()
 
 
-class _OpenAhead:
-    """An open of both planes started on a thread of its own before the command asked for it
-    (`open_ahead`), until `open_database` takes it or `_drop_ahead` closes it."""
+class _OpenOnThread:
+    """`open_planes()` run on a thread of its own from the moment this is made, until a caller takes the
+    database (`taken`) or closes it: started ahead of the command (`open_ahead`), or beside the
+    command's own preparation (`open_database(meanwhile=...)`)."""
 
-    def __init__(self, index_file: Path, state_file: Path, read_only: bool) -> None:
+    def __init__(self, open_planes: Callable[[], Database], *, read_only: bool) -> None:
         import threading
 
         self.read_only = read_only
         self._opened: list[Database] = []
         self._failed: list[BaseException] = []
-        # A daemon: a command that ends before it needs the index must not wait for a lock this open may
-        # still be retrying; the process then ends with `os._exit`, which releases whatever it holds.
-        self._thread = threading.Thread(
-            target=self._open, args=(index_file, state_file), name="memhtml-open-ahead", daemon=True
-        )
+        # A daemon: a command interrupted, or one that ends before it needs the index, must not wait for
+        # a lock this open may still be retrying (bounded by its `lock_wait` either way); a process that
+        # ends with `os._exit` releases whatever it holds.
+        self._thread = threading.Thread(target=self._open, args=(open_planes,), name="memhtml-open-index", daemon=True)
         self._thread.start()
 
-    def _open(self, index_file: Path, state_file: Path) -> None:
+    def _open(self, open_planes: Callable[[], Database]) -> None:
         try:
-            self._opened.append(_open_planes(index_file, state_file, self.read_only, LOCK_RETRY_SECONDS, shared=False))
+            self._opened.append(open_planes())
         except BaseException as error:  # handed to the thread that takes the open, which raises it
             self._failed.append(error)
 
@@ -450,7 +450,7 @@ class _OpenAhead:
 
 
 # Opens started ahead, by index file, each until an open of its file takes it or drops it.
-_ahead: dict[Path, _OpenAhead] = {}
+_ahead: dict[Path, _OpenOnThread] = {}
 
 
 def open_ahead(root: Path, *, read_only: bool = False) -> None:
@@ -468,12 +468,15 @@ def open_ahead(root: Path, *, read_only: bool = False) -> None:
         index_file, state_file = database_paths(root.resolve())
         if index_file in _ahead or not (index_file.is_file() and state_file.is_file()):
             return
-        _ahead[index_file] = _OpenAhead(index_file, state_file, read_only)
+        _ahead[index_file] = _OpenOnThread(
+            lambda: _open_planes(index_file, state_file, read_only, LOCK_RETRY_SECONDS, shared=False),
+            read_only=read_only,
+        )
     except (OSError, RuntimeError):
         return
 
 
-def _take_ahead(index_file: Path, *, read_only: bool, lock_wait: float) -> _OpenAhead | None:
+def _take_ahead(index_file: Path, *, read_only: bool, lock_wait: float) -> _OpenOnThread | None:
     """The open started ahead for `index_file` when it is of this mode and patience; one of another
     mode is closed first, so this process never holds the file twice."""
     ahead = _ahead.pop(index_file.resolve(), None) if _ahead else None
@@ -517,37 +520,6 @@ def _catalog_of(index_file: Path, *, shared: bool) -> str:
     """The catalog DuckDB gives the index plane: its alias when attached to the shared instance, else the
     file's name up to its first dot (`index.duckdb` is `index`)."""
     return INDEX_ALIAS if shared else index_file.name.split(".", 1)[0]
-
-
-def _open_beside(open_planes: Callable[[], Database], meanwhile: Callable[[], object]) -> Database:
-    """`open_planes()` on a thread of its own while `meanwhile()` runs in this one; the open's failure is
-    raised here, and a failure in this thread closes whatever the open opened before it is raised."""
-    import threading
-
-    opened: list[Database] = []
-    failed: list[BaseException] = []
-
-    def open_in_background() -> None:
-        try:
-            opened.append(open_planes())
-        except BaseException as error:  # handed to the caller's thread, which raises it
-            failed.append(error)
-
-    # A daemon, so an interrupted caller does not wait for a lock the open may still be retrying; the
-    # open's own retries are bounded by `lock_wait` either way.
-    opener = threading.Thread(target=open_in_background, name="memhtml-open-index", daemon=True)
-    opener.start()
-    try:
-        meanwhile()
-    except BaseException:
-        opener.join()
-        for database in opened:
-            database.close()
-        raise
-    opener.join()
-    if failed:
-        raise failed[0]
-    return opened[0]
 
 
 def _publish_missing(planes: Mapping[Path, str]) -> None:
