@@ -45,32 +45,21 @@ def test_a_finished_command_ends_without_teardown_and_keeps_its_status() -> None
     assert (ended.value.how, ended.value.status) == ("fast", 3)
 
 
+# A running thread gets the full teardown; a daemon one (an open started ahead, never taken) is left to
+# the fast ending.
+@pytest.mark.parametrize(("daemon", "how"), [(False, "teardown"), (True, "fast")])
 @pytest.mark.usefixtures("endings")
-def test_a_running_thread_gets_the_full_teardown() -> None:
+def test_a_running_thread_decides_the_ending(daemon: bool, how: str) -> None:
     release = threading.Event()
-    worker = threading.Thread(target=release.wait)
+    worker = threading.Thread(target=release.wait, daemon=daemon)
     worker.start()
-    try:
-        with pytest.raises(Ended) as ended:
-            entry._end_process(0)
-    finally:
-        release.set()
-        worker.join()
-    assert (ended.value.how, ended.value.status) == ("teardown", 0)
-
-
-@pytest.mark.usefixtures("endings")
-def test_a_running_daemon_thread_is_left_to_the_fast_ending() -> None:
-    release = threading.Event()
-    daemon = threading.Thread(target=release.wait, daemon=True)  # an open started ahead, never taken
-    daemon.start()
     try:
         with pytest.raises(Ended) as ended:
             entry._end_process(2)
     finally:
         release.set()
-        daemon.join()
-    assert (ended.value.how, ended.value.status) == ("fast", 2)
+        worker.join()
+    assert (ended.value.how, ended.value.status) == (how, 2)
 
 
 @pytest.mark.usefixtures("endings")
