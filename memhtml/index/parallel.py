@@ -194,16 +194,13 @@ class PendingProjection:
 
 
 def project_slices(
-    pool: Executor | None,
-    slices: Sequence[Slice],
-    read: Callable[[Slice], Sequence[Item]],
-    now: str,
-    *,
-    meanwhile: Callable[[], None] | None = None,
+    pool: Executor | None, slices: Sequence[Slice], read: Callable[[Slice], Sequence[Item]], now: str
 ) -> Iterator[tuple[Slice, list[Projected]]]:
-    """Each slice with its projections, in order (see `work_slices`)."""
-    for batch, chunks in work_slices(pool, slices, read, partial(project_items, now=now), meanwhile=meanwhile):
-        yield batch, [projected for chunk in chunks for projected in chunk]
+    """Each slice with its projections, in order (`SlicePipeline`); `read` gives a slice's items (its
+    blobs, from git)."""
+    with SlicePipeline(pool, slices, read, partial(project_items, now=now)) as pipeline:
+        for batch, chunks in pipeline:
+            yield batch, [projected for chunk in chunks for projected in chunk]
 
 
 class SlicePipeline(Generic[Slice, Entry, Answer]):
@@ -270,20 +267,3 @@ class SlicePipeline(Generic[Slice, Entry, Answer]):
         batch, items = self._reads.popleft()
         self._submitted.append((batch, PendingWork(self._pool, items.result(), self._work)))
         self._read_next()
-
-
-def work_slices(
-    pool: Executor | None,
-    slices: Sequence[Slice],
-    read: Callable[[Slice], Sequence[Entry]],
-    work: Callable[[Sequence[Entry]], Answer],
-    *,
-    meanwhile: Callable[[], None] | None = None,
-) -> Iterator[tuple[Slice, list[Answer]]]:
-    """Each slice with `work`'s answers for its chunks, in order (`SlicePipeline`); `read` gives a slice's
-    items (its blobs, from git), and `meanwhile` runs once the first slice is with the workers (before it
-    when there are none)."""
-    with SlicePipeline(pool, slices, read, work) as pipeline:
-        if meanwhile is not None:
-            meanwhile()
-        yield from pipeline

@@ -58,12 +58,10 @@ def test_without_a_pool_each_slice_is_read_when_it_is_reached() -> None:
         assert read_calls[:-1] == consumed  # never read ahead: nothing runs beside the caller
         return slice_items(batch)
 
-    meanwhile: list[str] = []
-    for batch, projected in project_slices(None, [[1], [2], [3]], read, NOW, meanwhile=lambda: meanwhile.append("ran")):
+    for batch, projected in project_slices(None, [[1], [2], [3]], read, NOW):
         consumed.append(batch[0])
         assert len(projected) == 1
     assert consumed == read_calls == [1, 2, 3]
-    assert meanwhile == ["ran"]
 
 
 def test_a_failed_read_reaches_the_caller() -> None:
@@ -79,30 +77,9 @@ def test_a_failed_read_reaches_the_caller() -> None:
     assert received == [1]  # slice 2 waits on the failed read of slice 3 before it is handed out
 
 
-@pytest.mark.parametrize("slice_count", [1, 3])
-def test_with_a_pool_the_meanwhile_work_runs_once_the_first_slice_is_with_the_workers(slice_count: int) -> None:
-    events: list[str] = []
-
-    def read(batch: list[int]) -> list[Item]:
-        events.append(f"read {batch[0]}")
-        return slice_items(batch)
-
-    slices = [[number] for number in range(slice_count)]
+def test_no_slices_give_nothing() -> None:
     with ThreadPoolExecutor(max_workers=2) as pool:
-        handed = [
-            batch[0]
-            for batch, _ in project_slices(pool, slices, read, NOW, meanwhile=lambda: events.append("meanwhile"))
-        ]
-    assert handed == list(range(slice_count))
-    assert events.index("meanwhile") > events.index("read 0")
-    assert events.count("meanwhile") == 1
-
-
-def test_no_slices_give_nothing_and_still_run_the_meanwhile_work() -> None:
-    ran: list[bool] = []
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        assert list(project_slices(pool, [], slice_items, NOW, meanwhile=lambda: ran.append(True))) == []
-    assert ran == [True]
+        assert list(project_slices(pool, [], slice_items, NOW)) == []
 
 
 def test_any_slice_value_is_handed_out_even_one_that_reads_as_false() -> None:
