@@ -222,10 +222,10 @@ def update(
         # The watermark in one statement: the head, and the dirty paths when the tree was scanned (each
         # update of the one row costs a statement, ≈2 ms of a write with a list).
         if dirty_now is not None:
+            paths_sql, paths_parameters = _paths_value(dirty_now)
             database.run(
-                f"UPDATE index_state SET head_sha = $head, dirty_paths = {_paths_value(dirty_now)}, updated_at = $now "
-                "WHERE id = 1",
-                {"head": head, "now": now, **_paths_parameter(dirty_now)},
+                f"UPDATE index_state SET head_sha = $head, dirty_paths = {paths_sql}, updated_at = $now WHERE id = 1",
+                {"head": head, "now": now, **paths_parameters},
             )
         else:
             database.run(
@@ -236,14 +236,10 @@ def update(
     return report
 
 
-def _paths_value(paths: Sequence[str]) -> str:
-    """The watermark's dirty paths in a statement: `[]` written out for none (a clean tree, the common
-    case), so that no list is bound (`database.SCALAR_INSERT_VALUES`), else the `$paths` parameter."""
-    return "$paths" if paths else "[]"
-
-
-def _paths_parameter(paths: Sequence[str]) -> dict[str, list[str]]:
-    return {"paths": list(paths)} if paths else {}
+def _paths_value(paths: Sequence[str]) -> tuple[str, dict[str, list[str]]]:
+    """The watermark's dirty paths in a statement, and its parameters: `[]` written out for none (a clean
+    tree, the common case), so that no list is bound (`database.SCALAR_INSERT_VALUES`), else `$paths`."""
+    return ("$paths", {"paths": list(paths)}) if paths else ("[]", {})
 
 
 def _apply_commits(
