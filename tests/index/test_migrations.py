@@ -59,9 +59,12 @@ def test_an_index_from_before_the_bulk_loadable_keys_is_rebuilt_once_and_keeps_i
     )
     for database_file in database_paths(store_root):
         database_file.unlink(missing_ok=True)
-    migration = shipped / "index" / "0004_bulk_loadable_keys.sql"
-    statements = migration.read_text(encoding="utf-8")
-    migration.unlink()
+    # 0004 and every migration after it, which assume its schema, held back until the index is built.
+    later = {
+        path: path.read_text(encoding="utf-8") for path in sorted(shipped.glob("index/*.sql")) if path.name >= "0004"
+    }
+    for migration in later:
+        migration.unlink()
     with open_database(store_root) as database:  # the schema as the migrations before 0004 left it
         database.run("ALTER TABLE files ALTER COLUMN fts_text SET DEFAULT ''")  # which this code never fills
     first = update_index(store_root)
@@ -72,7 +75,8 @@ def test_an_index_from_before_the_bulk_loadable_keys_is_rebuilt_once_and_keeps_i
         }
         assert "fts_text" in old_columns
         vectors = database.rows("SELECT content_hash, ordinal, vector FROM chunk_vectors ORDER BY ALL")
-    migration.write_text(statements, encoding="utf-8")
+    for migration, statements in later.items():
+        migration.write_text(statements, encoding="utf-8")
     second = update_index(store_root)
     assert second["mode"] == "rebuild"
     assert second["embeddingsWritten"] == 0
@@ -87,3 +91,69 @@ def test_an_index_from_before_the_bulk_loadable_keys_is_rebuilt_once_and_keeps_i
     assert columns == old_columns - {"fts_text"}
     assert indexes == {"files_path", "files_doc_id", "files_active_hash"}
     assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
+
+
+def _text_compressions(database: object) -> dict[str, set[str]]:
+    """Each VARCHAR column of `files` and the compressions its stored segments use."""
+    found: dict[str, set[str]] = {}
+    for column, compression in database.rows(  # type: ignore[attr-defined]
+        "SELECT column_name, compression FROM pragma_storage_info('files') WHERE segment_type = 'VARCHAR'"
+    ):
+        found.setdefault(column, set()).add(compression)
+    return found
+
+
+PLAIN_COLUMNS = {"path", "blob_sha", "content_hash", "title", "gist", "body_text", "disclosure_text", "token_text"}
+
+
+def test_an_index_from_before_the_plain_texts_keeps_its_rows_and_stores_them_plain_from_then_on(
+    store_root: Path, tmp_path: Path, shipped: Path
+) -> None:
+    """Migration 0005 copies `files` into a table whose long texts and keys are stored uncompressed: no
+    rebuild follows, every row stays as it was, and a rebuild keeps the choice (it re-creates the table
+    from its own definition)."""
+    from memhtml.index.database import database_paths
+    from memhtml.operations.indexing import rebuild_index, update_index
+    from tests.index.test_indexer import rebuilt_snapshot, snapshot
+    from tests.index.test_search import commit_files, memory_file
+
+    commit_files(
+        store_root,
+        {
+            "resources/db/pool.html": memory_file("Pool", "The pool ceiling is 64.", tags=("db",)),
+            "areas/ops/rotate.html": memory_file("Rotate", "Rotate the deploy key every 90 days."),
+        },
+    )
+    for database_file in database_paths(store_root):
+        database_file.unlink(missing_ok=True)
+    migration = shipped / "index" / "0005_files_texts_stored_plain.sql"
+    statements = migration.read_text(encoding="utf-8")
+    migration.unlink()
+    update_index(store_root)
+    before = snapshot(store_root)
+    with open_database(store_root) as database:
+        doc_ids = database.rows("SELECT path, doc_id FROM files ORDER BY path")
+        database.run("CHECKPOINT")
+        assert _text_compressions(database)["body_text"] != {"Uncompressed"}
+    migration.write_text(statements, encoding="utf-8")
+    after = update_index(store_root)
+    assert after["mode"] == "update"
+    assert after["unchanged"] is True
+    assert snapshot(store_root) == before == rebuilt_snapshot(store_root, tmp_path)
+    with open_database(store_root) as database:
+        indexes = {
+            row[0] for row in database.rows("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'files'")
+        }
+        assert database.rows("SELECT path, doc_id FROM files ORDER BY path") == doc_ids
+        database.run("CHECKPOINT")
+        compressions = _text_compressions(database)
+    assert indexes == {"files_path", "files_doc_id", "files_active_hash"}
+    for column in PLAIN_COLUMNS:
+        assert compressions[column] == {"Uncompressed"}, column
+    rebuild_index(store_root)
+    with open_database(store_root) as database:
+        database.run("CHECKPOINT")
+        rebuilt = _text_compressions(database)
+    for column in PLAIN_COLUMNS:
+        assert rebuilt[column] == {"Uncompressed"}, column
+    assert rebuilt["memory_type"] != {"Uncompressed"}
