@@ -48,6 +48,10 @@ class CorpusReader(Protocol):
     def tree(self, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
         """Memory path → blob sha in `commit`, for every memory file or only `paths` (one ls-tree)."""
 
+    def tracked_files_above(self, count: int) -> bool:
+        """Whether the repository tracks more than `count` files, as its index says at a glance: a hint of
+        a tree's size before it is listed, which may also count files that are not memories."""
+
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """Blob contents by sha (one streamed cat-file --batch)."""
 

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any, Final
 from memhtml.contracts.corpus import CorpusReader, TreeChange
 from memhtml.contracts.errors import GitFailure
 from memhtml.index.database import Database, membership
-from memhtml.index.parallel import Item, PendingProjection, SlicePipeline, project_slices, projection_pool
+from memhtml.index.parallel import (
+    Item,
+    PendingProjection,
+    SlicePipeline,
+    expect_pool,
+    project_slices,
+    projection_pool,
+)
 from memhtml.index.projection import FileProjection, SkippedFile, relocated
 from memhtml.index.rows import (
     ALL_TABLES,
@@ -112,6 +119,8 @@ def rebuild_plan(reader: CorpusReader, now: str) -> Iterator[RebuildPlan]:
     from memhtml.index.staging import stage_blobs, staging_directory
 
     head = reader.head()
+    if head:
+        expect_pool(reader.tracked_files_above)  # the fork server boots while git lists the tree
     tree = reader.tree(head) if head else {}
     paths = sorted(tree)
     slices = [paths[start : start + REBUILD_SLICE] for start in range(0, len(paths), REBUILD_SLICE)]

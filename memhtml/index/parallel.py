@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final, Generic, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
+    from multiprocessing.context import BaseContext
 
     from memhtml.index.projection import FileProjection, SkippedFile
 
@@ -56,25 +57,44 @@ def projection_pool(file_count: int) -> Iterator[Executor | None]:
         yield None
         return
     # Imported here: the pool machinery costs ≈30 ms, which every small update would pay for nothing.
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import forkserver
 
-    # A fork server imports the projection once; forking it is then cheap, and the parent's DuckDB
-    # threads are never forked.
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["memhtml.index.projection", "memhtml.index.staging"])
-    # Booting the fork server (a fresh interpreter importing the projection, ≈60 ms) starts now, while the
-    # caller reads its first slice's blobs; the first submit would otherwise wait for all of it.
-    try:
-        forkserver.ensure_running()
-    except OSError:  # no process can be started (a process limit): project in this one
+    context = start_projection_server()
+    if context is None:  # no process can be started (a process limit): project in this one
         yield None
         return
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),)
     ) as pool:
         yield pool
+
+
+def expect_pool(files_above: Callable[[int], bool]) -> None:
+    """Start the fork server now if a pass will want a pool: more than one core, and `files_above` (a
+    hint of the pass's size, asked only then) says it reaches `PARALLEL_MINIMUM_FILES`."""
+    if (os.cpu_count() or 1) >= 2 and files_above(PARALLEL_MINIMUM_FILES - 1):
+        start_projection_server()
+
+
+def start_projection_server() -> BaseContext | None:
+    """Start the fork server the pool's workers come from, if it is not running, and return its context;
+    None when no process can be started.
+
+    A fork server imports the projection once; forking it is then cheap, and the parent's DuckDB threads
+    are never forked. Booting it (a fresh interpreter importing the projection, ≈60 ms) runs beside the
+    caller, which may start it before it knows its files (a rebuild, while git lists HEAD's tree: ≈75 ms
+    less at 10k memories); the first submit would otherwise wait for all of it.
+    """
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["memhtml.index.projection", "memhtml.index.staging"])
+    try:
+        forkserver.ensure_running()
+    except OSError:
+        return None
+    return context
 
 
 def exit_with_parent(parent_pid: int) -> None:

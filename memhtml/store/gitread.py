@@ -171,6 +171,9 @@ class GitCorpusReader:
         self._head_read = (head_sha(self.root),)
         return self._head_read[0]
 
+    def tracked_files_above(self, count: int) -> bool:
+        return _index_entries_above(self.root, count)
+
     def tree(self, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
         if paths is not None and not paths:
             return {}  # an empty pathspec would list the whole tree

@@ -165,3 +165,45 @@ def test_a_big_commit_through_the_pipeline_reuses_known_projections_and_equals_a
     assert report.added == 60 and not report.skipped
     assert heard == [(16, 60), (32, 60), (48, 60), (60, 60)]
     assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("minimum", "cores", "early"),
+    [(5, 2, True), (64, 2, False), (5, 1, False)],
+    ids=["enough-files", "too-few-files", "one-core"],
+)
+def test_a_rebuild_boots_the_fork_server_before_git_lists_the_tree_only_when_it_will_want_a_pool(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, minimum: int, cores: int, early: bool
+) -> None:
+    """git's index tracks six memories and the store's own files: a pool minimum of 5 is reached, one of
+    64 is not, and one core never takes a pool."""
+    for number in range(6):
+        target = store_root / "areas" / "inbox" / f"m{number}.html"
+        target.write_text(memory_file(f"M{number}", f"Memory number {number} mentions a kestrel."))
+    git(store_root, "add", "-A")
+    git(store_root, "commit", "-q", "-m", "six")
+    assert 6 <= len(git(store_root, "ls-files").split()) < 64
+    monkeypatch.setattr(parallel, "PARALLEL_MINIMUM_FILES", minimum)
+    monkeypatch.setattr(parallel.os, "cpu_count", lambda: cores)
+    events: list[str] = []
+    start = parallel.start_projection_server
+    listed = GitCorpusReader.tree
+
+    def start_server() -> object:
+        events.append("server")
+        return start()
+
+    def tree(self: GitCorpusReader, *args: object, **kwargs: object) -> dict[str, str]:
+        events.append("tree")
+        return listed(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parallel, "start_projection_server", start_server)
+    monkeypatch.setattr(GitCorpusReader, "tree", tree)
+    with open_database(store_root) as database:
+        report = rebuild(database, GitCorpusReader(store_root), "2026-11-30T00:00:00Z")
+    assert report.files_indexed == 6
+    if early:
+        assert events[:2] == ["server", "tree"]
+    else:
+        assert events[0] == "tree"
+        assert "server" not in events
