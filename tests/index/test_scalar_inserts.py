@@ -60,7 +60,7 @@ def test_small_integer_inserts_are_written_into_the_statement_as_the_list_path_b
         assert written == list(zip(*columns.values(), strict=True))
 
 
-def test_a_few_vectors_written_into_the_statement_store_the_floats_a_bound_list_would(tmp_path: Path) -> None:
+def test_a_few_vectors_bound_as_decimal_strings_store_the_floats_a_bound_list_would(tmp_path: Path) -> None:
     import numpy
 
     generator = numpy.random.default_rng(7)
