@@ -117,20 +117,20 @@ def pending_texts(database: Database, paths: Collection[str] | None = None) -> l
     if not paths:
         return []
     named, parameters = membership("path", "paths", sorted(paths))
-    # Found by path (the key's index), and the vectors probed only for those hashes: a scan of either
-    # table's hash column would cost a write in proportion to the corpus (≈10 ms at 100k).
-    rows = database.rows(
-        f"""
-        WITH stored AS (SELECT content_hash, body_text FROM files WHERE word_count > 0 AND {named})
-        SELECT content_hash, any_value(body_text) FROM stored
-        WHERE content_hash NOT IN (
-            SELECT v.content_hash FROM chunk_vectors v WHERE v.content_hash IN (SELECT content_hash FROM stored)
-        )
-        GROUP BY content_hash ORDER BY content_hash
-        """,
-        parameters,
-    )
-    return [(str(row[0]), str(row[1])) for row in rows]
+    # Found by path (the key's index), and the vectors asked only about those hashes: a scan of either
+    # table's hash column would cost a write in proportion to the corpus (≈10 ms at 100k). Two plain
+    # statements cost an update after one commit ≈1.5 ms less at 1k, ≈4 ms at 100k, than one statement
+    # joining them.
+    texts: dict[str, str] = {}
+    for content_hash, body_text in database.rows(
+        f"SELECT content_hash, body_text FROM files WHERE word_count > 0 AND {named}", parameters
+    ):
+        texts.setdefault(str(content_hash), str(body_text))
+    if not texts:
+        return []
+    hashes, parameters = membership("content_hash", "hashes", sorted(texts))
+    embedded = {row[0] for row in database.rows(f"SELECT content_hash FROM chunk_vectors WHERE {hashes}", parameters)}
+    return [(content_hash, texts[content_hash]) for content_hash in sorted(texts) if content_hash not in embedded]
 
 
 def embed_pending(
