@@ -79,10 +79,14 @@ class Database:
         *,
         shared: bool = False,
         main_catalog: str | None = None,
+        files: Mapping[str, Path] | None = None,
     ) -> None:
         self._connection = connection
         self.read_only = read_only
         self._shared = shared  # attached to the process's one instance: closing detaches the files
+        # The database file of each catalog, when the opener knows them: `close` then looks for long logs
+        # without asking DuckDB (≈0.9 ms of every read-write command).
+        self._files = dict(files) if files is not None else None
         # The catalog statements switch back to after `USE state`. An open names it (`INDEX_ALIAS`, as
         # DuckDB names the catalog of `index.duckdb`): asking DuckDB (`current_database()`) is the first
         # statement's cost, ≈4 ms of every command's open.
@@ -298,9 +302,13 @@ class Database:
                 self._connection.close()
 
     def _checkpoint_long_logs(self) -> None:
-        attached = self._connection.execute(
-            "SELECT database_name, path FROM duckdb_databases() WHERE NOT internal AND path IS NOT NULL"
-        ).fetchall()
+        attached = (
+            list(self._files.items())
+            if self._files is not None
+            else self._connection.execute(
+                "SELECT database_name, path FROM duckdb_databases() WHERE NOT internal AND path IS NOT NULL"
+            ).fetchall()
+        )
         for catalog, path in attached:
             log = Path(f"{path}.wal")
             if log.exists() and log.stat().st_size > LOG_CHECKPOINT_BYTES:
@@ -503,7 +511,10 @@ def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait:
     close_left_connections()
     connection = (_attach_shared if shared else _connect_with_retry)(index_file, read_only, lock_wait)
     try:
-        database = Database(connection, read_only, shared=shared, main_catalog=_catalog_of(index_file, shared=shared))
+        catalog = _catalog_of(index_file, shared=shared)
+        database = Database(
+            connection, read_only, shared=shared, main_catalog=catalog, files={catalog: index_file, "state": state_file}
+        )
     except BaseException:
         if shared:
             _release_shared(connection)
