@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memhtml.index.database import open_database
+from memhtml.index.database import Database, open_database
 from memhtml.index.migrations import pending_migrations
 
 
@@ -40,14 +40,9 @@ def test_a_file_that_is_not_a_migration_is_never_pending(tmp_path: Path, shipped
     assert not _pending(store)
 
 
-def test_an_index_from_before_the_bulk_loadable_keys_is_rebuilt_once_and_keeps_its_vectors(
-    store_root: Path, tmp_path: Path, shipped: Path
-) -> None:
-    """Migration 0004 re-creates `files` (its keys as indexes, no `fts_text`) and `terms` empty: the next
-    pass rebuilds the index from git, to the rows a rebuild from nothing gives, and embeds nothing again."""
+def _two_memories_and_no_index(store_root: Path) -> None:
+    """Commit two memories, then delete the index files, for a test to build them as it chooses."""
     from memhtml.index.database import database_paths
-    from memhtml.operations.indexing import update_index
-    from tests.index.test_indexer import rebuilt_snapshot, snapshot
     from tests.index.test_search import commit_files, memory_file
 
     commit_files(
@@ -59,6 +54,17 @@ def test_an_index_from_before_the_bulk_loadable_keys_is_rebuilt_once_and_keeps_i
     )
     for database_file in database_paths(store_root):
         database_file.unlink(missing_ok=True)
+
+
+def test_an_index_from_before_the_bulk_loadable_keys_is_rebuilt_once_and_keeps_its_vectors(
+    store_root: Path, tmp_path: Path, shipped: Path
+) -> None:
+    """Migration 0004 re-creates `files` (its keys as indexes, no `fts_text`) and `terms` empty: the next
+    pass rebuilds the index from git, to the rows a rebuild from nothing gives, and embeds nothing again."""
+    from memhtml.operations.indexing import update_index
+    from tests.index.test_indexer import rebuilt_snapshot, snapshot
+
+    _two_memories_and_no_index(store_root)
     # 0004 and every migration after it, which assume its schema, held back until the index is built.
     later = {
         path: path.read_text(encoding="utf-8") for path in sorted(shipped.glob("index/*.sql")) if path.name >= "0004"
@@ -93,10 +99,10 @@ def test_an_index_from_before_the_bulk_loadable_keys_is_rebuilt_once_and_keeps_i
     assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
 
 
-def _text_compressions(database: object) -> dict[str, set[str]]:
+def _text_compressions(database: Database) -> dict[str, set[str]]:
     """Each VARCHAR column of `files` and the compressions its stored segments use."""
     found: dict[str, set[str]] = {}
-    for column, compression in database.rows(  # type: ignore[attr-defined]
+    for column, compression in database.rows(
         "SELECT column_name, compression FROM pragma_storage_info('files') WHERE segment_type = 'VARCHAR'"
     ):
         found.setdefault(column, set()).add(compression)
@@ -112,20 +118,10 @@ def test_an_index_from_before_the_plain_texts_keeps_its_rows_and_stores_them_pla
     """Migration 0005 copies `files` into a table whose long texts and keys are stored uncompressed: no
     rebuild follows, every row stays as it was, and a rebuild keeps the choice (it re-creates the table
     from its own definition)."""
-    from memhtml.index.database import database_paths
     from memhtml.operations.indexing import rebuild_index, update_index
     from tests.index.test_indexer import rebuilt_snapshot, snapshot
-    from tests.index.test_search import commit_files, memory_file
 
-    commit_files(
-        store_root,
-        {
-            "resources/db/pool.html": memory_file("Pool", "The pool ceiling is 64.", tags=("db",)),
-            "areas/ops/rotate.html": memory_file("Rotate", "Rotate the deploy key every 90 days."),
-        },
-    )
-    for database_file in database_paths(store_root):
-        database_file.unlink(missing_ok=True)
+    _two_memories_and_no_index(store_root)
     migration = shipped / "index" / "0005_files_texts_stored_plain.sql"
     statements = migration.read_text(encoding="utf-8")
     migration.unlink()
