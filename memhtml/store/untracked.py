@@ -39,7 +39,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -111,10 +111,15 @@ class UntrackedWalk:
     on a thread of its own from the moment it is made; `finish` completes them with the `git status
     --untracked-files=no` the caller ran meanwhile against `head`, and keeps the memo for the next walk."""
 
-    def __init__(self, root: Path, buckets: Sequence[str], head: str | None) -> None:
+    def __init__(
+        self, root: Path, buckets: Sequence[str], head: str | None, removed_between: Callable[[str, str], list[str]]
+    ) -> None:
         self._root = root
         self._buckets = tuple(buckets)
         self._head = head
+        # The paths under the buckets one commit holds and a later one does not; GitFailure when git
+        # cannot tell (a commit that is gone).
+        self._removed_between = removed_between
         self._memo_file = root / ".memhtml" / MEMO_NAME
         # Without the store's directory, or with a `.git` that is not a directory, nothing is kept.
         self._keeps_memo = self._memo_file.parent.is_dir() and (root / ".git").is_dir()
@@ -129,7 +134,7 @@ class UntrackedWalk:
             memo = _read_memo(self._memo_file) if self._keeps_memo else None
             plan = self._planned(memo)
             if not plan.everything and memo is not None and memo.head not in (None, self._head):
-                deleted = _deleted_between(self._root, memo.head, self._head, self._buckets)
+                deleted = self._removed(memo.head)
                 if deleted is None:
                     plan.everything = True
                 else:
@@ -145,6 +150,15 @@ class UntrackedWalk:
                 self._found = _others(self._root, pathspecs)
         except BaseException as error:  # raised again by `finish`, in the caller's thread
             self._failure = error
+
+    def _removed(self, since: str) -> list[str] | None:
+        """The paths commits removed from `since` to the walk's HEAD; None when git cannot tell."""
+        if self._head is None:
+            return None
+        try:
+            return self._removed_between(since, self._head)
+        except GitFailure:
+            return None
 
     def _planned(self, memo: _Memo | None) -> _Plan:
         started = time.time_ns()
@@ -397,21 +411,6 @@ def _others(root: Path, pathspecs: Sequence[str]) -> list[str]:
     output = run_git(
         root, ["--literal-pathspecs", "ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs]
     ).stdout
-    return [name.decode("utf-8", "surrogateescape") for name in output.split(b"\0") if name]
-
-
-def _deleted_between(root: Path, before: str, after: str | None, buckets: Sequence[str]) -> list[str] | None:
-    """The paths under `buckets` that `before` holds and `after` does not; None when git cannot tell
-    (a commit that is gone)."""
-    if after is None:
-        return None
-    try:
-        output = run_git(
-            root,
-            ["diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=D", before, after, "--", *buckets],
-        ).stdout
-    except GitFailure:
-        return None
     return [name.decode("utf-8", "surrogateescape") for name in output.split(b"\0") if name]
 
 

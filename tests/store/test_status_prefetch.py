@@ -3,13 +3,17 @@ the one a direct scan gives, it is used once, and a git failure reaches the call
 
 from __future__ import annotations
 
+import json
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from memhtml.contracts.errors import GitFailure
-from memhtml.store import gitread
+from memhtml.store import gitread, untracked
 from memhtml.store.gitread import GitCorpusReader, status_records
+from memhtml.store.untracked import MEMO_NAME
 from tests.conftest import git, run_cli
 
 BUCKETS = ("projects", "areas", "resources", "archive")
@@ -114,3 +118,61 @@ def test_an_index_that_cannot_be_read_is_taken_as_large(tmp_path: Path, index_by
     if index_bytes is not None:
         (tmp_path / ".git" / "index").write_bytes(index_bytes)
     assert gitread._index_entries_above(tmp_path, 10**9)
+
+
+def test_past_the_one_walker_limit_the_walk_and_the_indexer_share_one_diff(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an update, the untracked walk's last HEAD is the index's watermark: the walk asks which paths
+    the commits since removed, the indexer what they changed, and git diffs the two commits once."""
+    from memhtml.contracts.corpus import TreeChange
+
+    monkeypatch.setattr(gitread, "ONE_WALKER_ENTRIES", 0)
+    monkeypatch.setattr(untracked, "RACY_NANOSECONDS", 0)  # the store's files were all written just now
+    write_memory(store_root, "First fact")  # the store's `.memhtml/`, where the walk keeps its memo
+    before = git(store_root, "rev-parse", "HEAD").strip()
+    time.sleep(0.02)  # a tick of the file clock between what the walk stats and what changes next
+    first = GitCorpusReader(store_root)
+    first.prefetch_dirty()
+    assert first.dirty() == []
+    assert json.loads((store_root / ".memhtml" / MEMO_NAME).read_text(encoding="utf-8"))["head"] == before
+    time.sleep(0.02)
+    path = write_memory(store_root, "Arrived fact")
+    after = git(store_root, "rev-parse", "HEAD").strip()
+    blob = git(store_root, "rev-parse", f"HEAD:{path}").strip()
+    diffs: list[list[str]] = []
+    real = subprocess.run
+
+    def counted(command: list[str], *args: object, **options: object) -> object:
+        if command[:1] == ["git"] and {"diff", "diff-tree"} & set(command[3:4]):
+            diffs.append(list(command))
+        return real(command, *args, **options)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "run", counted)  # every git command of this process, any module's
+    walks: list[bool] = []
+    finish = untracked.UntrackedWalk.finish
+
+    def finished(walk: untracked.UntrackedWalk, status: bytes | None) -> list[str]:
+        assert walk._plan is not None
+        walks.append(walk._plan.everything)
+        return finish(walk, status)
+
+    monkeypatch.setattr(untracked.UntrackedWalk, "finish", finished)
+    reader = GitCorpusReader(store_root)
+    reader.prefetch_dirty()
+    assert reader.changes(before, after) == [TreeChange("A", path, blob)]
+    assert reader.dirty() == []
+    assert walks == [False]  # the walk asked git only about what changed, the removed paths among it
+    assert len(diffs) == 1, diffs
+    assert [before, after] == diffs[0][diffs[0].index("--no-abbrev") + 1 : diffs[0].index("--")]
+
+
+def test_a_diff_git_cannot_answer_fails_each_asker(store_root: Path) -> None:
+    """A commit that is gone: the indexer hears GitFailure (and rebuilds), however often it asks."""
+    diffs = gitread.TreeDiffs(store_root)
+    head = git(store_root, "rev-parse", "HEAD").strip()
+    for _ in range(2):
+        with pytest.raises(GitFailure):
+            diffs.changes("0" * 40, head)
+        with pytest.raises(GitFailure):
+            diffs.removed_paths("0" * 40, head)

@@ -16,6 +16,7 @@ import pytest
 
 from memhtml.store import untracked
 from memhtml.store.gitcmd import head_sha
+from memhtml.store.gitread import TreeDiffs
 from memhtml.store.untracked import MEMO_NAME, UntrackedWalk
 from tests.conftest import git
 
@@ -47,7 +48,7 @@ def truth(root: Path) -> list[str]:
 
 def walked(root: Path) -> tuple[list[str], bool]:
     """The walk's answer, and whether it asked git about everything."""
-    walk = UntrackedWalk(root, BUCKETS, head_sha(root))
+    walk = UntrackedWalk(root, BUCKETS, head_sha(root), TreeDiffs(root).removed_paths)
     status = subprocess.run(
         [
             "git",
@@ -462,3 +463,21 @@ def test_a_sparse_checkout_walks_everything(tmp_path: Path, monkeypatch: pytest.
     git(root, "sparse-checkout", "set", "--no-cone", "/*")
     assert settled(root)[1] is True
     assert settled(root)[1] is True
+
+
+def test_the_source_of_a_committed_rename_left_on_disk_is_untracked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Git's diff shows the move as a rename (the same bytes under a new path in another directory);
+    the source's directory never changed, so only the removed paths since the last walk tell."""
+    root = fresh_repository(tmp_path, monkeypatch)
+    source = root / "projects" / "alpha" / "deep" / "kept.html"
+    git(root, "rm", "-q", "--cached", "projects/alpha/deep/kept.html")
+    (root / "resources" / "moved.html").write_bytes(source.read_bytes())
+    git(root, "add", "resources/moved.html")
+    git(root, "commit", "-qm", "moved, the old copy kept")
+    renamed = git(root, "diff", "--raw", "-M", "HEAD~1", "HEAD")
+    assert " R100\t" in renamed
+    answer, everything = settled(root)
+    assert not everything
+    assert answer == truth(root) == ["projects/alpha/deep/kept.html"]
