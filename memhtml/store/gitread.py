@@ -136,9 +136,9 @@ class TreeDiffs:
     After an update, the untracked walk's last HEAD and the index's watermark are the same commit, so
     the walk (which paths did commits remove since?) and the indexer (what changed since?) ask for the
     same diff. At 100k files each run reads the large directories' trees whole (≈25 ms of CPU) beside
-    the `git status` the update waits for: one run instead of two took an update after one commit
-    ≈20 ms less. The walk asks first, on its own thread; the indexer waits for that answer rather than
-    running a second diff."""
+    the `git status` the update waits for: one run instead of two took an update after one commit at
+    100k 425 against 450 ms (24 alternating). Whichever asks second waits for the first one's answer.
+    """
 
     def __init__(self, root: Path) -> None:
         self._root = root
