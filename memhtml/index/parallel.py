@@ -52,7 +52,7 @@ def project_items(items: Sequence[Item], now: str) -> list[Projected]:
 @contextmanager
 def projection_pool(file_count: int) -> Iterator[Executor | None]:
     """A worker pool when the pass is big enough and there is more than one core, else None."""
-    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    workers = _worker_count()
     if file_count < PARALLEL_MINIMUM_FILES or workers < 2:
         yield None
         return
@@ -72,8 +72,13 @@ def projection_pool(file_count: int) -> Iterator[Executor | None]:
 def expect_pool(files_above: Callable[[int], bool]) -> None:
     """Start the fork server now if a pass will want a pool: more than one core, and `files_above` (a
     hint of the pass's size, asked only then) says it reaches `PARALLEL_MINIMUM_FILES`."""
-    if (os.cpu_count() or 1) >= 2 and files_above(PARALLEL_MINIMUM_FILES - 1):
+    if _worker_count() >= 2 and files_above(PARALLEL_MINIMUM_FILES - 1):
         start_projection_server()
+
+
+def _worker_count() -> int:
+    """The workers a pool takes: one per core, at most `MAX_WORKERS`; fewer than two means no pool."""
+    return min(os.cpu_count() or 1, MAX_WORKERS)
 
 
 def start_projection_server() -> BaseContext | None:
