@@ -11,7 +11,7 @@ Git decides every answer. What can change a file's answer without changing its d
 again:
 - its place in git's index: a path listed untracked last time, one whose entry `git status` shows
   as differing from HEAD's (added, deleted, intent-to-add or unmerged; at the last walk or now), or
-  one deleted by a commit since the last walk's HEAD;
+  one a commit since the last walk's HEAD removed (deleted, or the source of a rename);
 - the ignore rules: a `.gitignore` of any directory, `.git/info/exclude`, the configuration files, the
   global ignore file, and the variables that point git elsewhere; any change walks everything.
 
