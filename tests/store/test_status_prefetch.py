@@ -153,9 +153,10 @@ def test_past_the_one_walker_limit_the_walk_and_the_indexer_share_one_diff(
     finish = untracked.UntrackedWalk.finish
 
     def finished(walk: untracked.UntrackedWalk, status: bytes | None) -> list[str]:
+        answer = finish(walk, status)  # joins the walk's thread: its plan is made by then
         assert walk._plan is not None
         walks.append(walk._plan.everything)
-        return finish(walk, status)
+        return answer
 
     monkeypatch.setattr(untracked.UntrackedWalk, "finish", finished)
     reader = GitCorpusReader(store_root)
