@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -63,11 +64,67 @@ def test_a_running_thread_decides_the_ending(daemon: bool, how: str) -> None:
 
 
 @pytest.mark.usefixtures("endings")
-def test_worker_processes_get_the_full_teardown(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stand_in_for_multiprocessing_gets_the_full_teardown(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "multiprocessing", object())
     with pytest.raises(Ended) as ended:
         entry._end_process(1)
     assert (ended.value.how, ended.value.status) == ("teardown", 1)
+
+
+@pytest.mark.usefixtures("endings")
+def test_a_child_process_still_running_gets_the_full_teardown(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    monkeypatch.setitem(sys.modules, "multiprocessing", multiprocessing)
+    context = multiprocessing.get_context("spawn")
+    release = context.Event()
+    child = context.Process(target=release.wait, daemon=True)
+    child.start()
+    try:
+        with pytest.raises(Ended) as ended:
+            entry._end_process(1)
+    finally:
+        release.set()
+        child.join(timeout=60)
+    assert (ended.value.how, ended.value.status) == ("teardown", 1)
+    assert child.exitcode == 0
+
+
+# A command that ran a pool ends the fast way once the pool is shut down, and still runs the exit functions
+# first: without them the resource tracker reports a semaphore still alive as leaked after the exit.
+AFTER_A_POOL = """
+import multiprocessing
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+from memhtml.cli import entry
+
+if __name__ == "__main__":
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
+        assert sum(pool.map(abs, range(-50, 50))) == 2500
+    # A semaphore still alive at the end, as a pool's are when a cycle holds them: the resource tracker
+    # would unlink it and warn about it, were its finalizer not run.
+    lock = context.Lock()
+
+    def teardown(status):
+        print("teardown", flush=True)
+        raise SystemExit(status)
+
+    sys.exit = teardown
+    print("answered", flush=True)
+    entry._end_process(4)
+"""
+
+
+def test_a_finished_pool_leaves_the_fast_ending_and_nothing_leaked(tmp_path: Path) -> None:
+    script = tmp_path / "after_a_pool.py"
+    script.write_text(AFTER_A_POOL, encoding="utf-8")
+    # The pipes close only once every process holding them ended: the fork server and the resource
+    # tracker too, whose report of leaked semaphores would arrive on stderr.
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=False, timeout=120)
+    assert (done.returncode, done.stdout.split()) == (4, ["answered"]), done.stderr[-2000:]
+    assert done.stderr == ""
 
 
 @pytest.fixture
