@@ -18,9 +18,14 @@ from memhtml.index.staging import CHILD_COLUMNS, POSTING_TYPECODE, StagedChunk, 
 if TYPE_CHECKING:
     import numpy
 
-# A JSON line is one memory file's projection: over DuckDB's 16 MB default only for a file of several
-# megabytes, which the index still takes.
-_LARGEST_LINE: Final[int] = 1 << 30
+# The JSON reader's `maximum_object_size`, at least DuckDB's default (16 MiB): the reader sizes its
+# buffers by it and refuses a line that outgrows them (a 42 MB line failed under the default and loaded
+# under a 56 MB limit), so only a memory file of several megabytes, which the index still takes, needs
+# more. A larger limit costs every load: a 10k rebuild's `files` rows, eight staging files a statement,
+# took 123-144 ms under a 1 GiB limit against 69-86 ms under the default.
+_OBJECT_BYTES_FLOOR: Final[int] = 16 << 20
+# UTF-8 spends at most this many bytes on a character.
+_UTF8_MOST_BYTES: Final[int] = 4
 # The child tables name their path column `path`, all but one.
 _CHILD_PATH_COLUMN: Final = {"edges": "src_path"}
 
@@ -78,12 +83,13 @@ class StagedLoader:
         # order already).
         doc_ids = next_doc_ids(database, len(held))
         columns = ", ".join(self._file_columns)
+        object_bytes = object_size_limit(chunks)
         database.run(
             f"""
             INSERT INTO files (doc_id, {columns})
             SELECT ids.doc_id, {", ".join(f"staged.{name}" for name in self._file_columns)}
             FROM read_json($files, format = 'newline_delimited', columns = {self._rows_spec},
-                           maximum_object_size = {_LARGEST_LINE}) staged
+                           maximum_object_size = {object_bytes}) staged
             JOIN (SELECT unnest($paths) AS path, unnest($doc_ids) AS doc_id) ids ON ids.path = staged.path
             """,
             {"doc_ids": doc_ids, "paths": held, "files": rows_files},
@@ -93,7 +99,7 @@ class StagedLoader:
             f"""
             CREATE OR REPLACE TEMP TABLE staged_children AS
             SELECT * FROM read_json($files, format = 'newline_delimited', columns = {self._children_spec},
-                                    maximum_object_size = {_LARGEST_LINE})
+                                    maximum_object_size = {object_bytes})
             WHERE NOT ({listed})
             """,
             {"files": children_files, **parameters},
@@ -179,6 +185,13 @@ class StagedLoader:
                 },
             )
         return [SkippedFile(staged.path, duplicate_reason(holder)) for staged, holder in copies]
+
+
+def object_size_limit(chunks: Sequence[StagedChunk]) -> int:
+    """The JSON reader's `maximum_object_size` for the chunks' staging files: room for their longest line
+    however many bytes its characters take, and never below `_OBJECT_BYTES_FLOOR`."""
+    longest = max((chunk.longest_line for chunk in chunks), default=0)
+    return max(_OBJECT_BYTES_FLOOR, _UTF8_MOST_BYTES * longest + 1)
 
 
 def _posting_dtype() -> numpy.dtype[Any]:

@@ -48,9 +48,9 @@ class StagedFile(NamedTuple):
 
 class StagedChunk(NamedTuple):
     """What one process made of a chunk of files: its staging files (None when it projected none), the
-    projected files in path order, the files the index leaves out, and the projected files' postings:
-    the terms they use, in order of first use, and their (term, file, frequency) triples packed as
-    `array(POSTING_TYPECODE)` bytes."""
+    projected files in path order, the files the index leaves out, the projected files' postings (the
+    terms they use, in order of first use, and their (term, file, frequency) triples packed as
+    `array(POSTING_TYPECODE)` bytes), and the length in characters of the longest line it staged."""
 
     rows_file: str | None
     children_file: str | None
@@ -58,6 +58,7 @@ class StagedChunk(NamedTuple):
     skipped: list[SkippedFile]
     vocabulary: list[str]
     postings: bytes
+    longest_line: int
 
 
 def child_key(table: str, column: str) -> str:
@@ -93,6 +94,7 @@ def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str, direct
     vocabulary: dict[str, int] = {}
     # The triples flat, packed once at the end: one array extend per term cost ≈1k instructions.
     postings: list[int] = []
+    longest_line = 0
     for result in project_items(items, now):
         if isinstance(result, SkippedFile):
             skipped.append(result)
@@ -107,11 +109,14 @@ def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str, direct
             postings.append(number)
             postings.append(file_number)
             postings.append(frequency)
-        rows.append(_encode(row))
-        children.append(_encode(children_record(result)))
+        row_line = _encode(row)
+        children_line = _encode(children_record(result))
+        longest_line = max(longest_line, len(row_line), len(children_line))
+        rows.append(row_line)
+        children.append(children_line)
         projected.append(StagedFile(result.path, row["active_hash"], row["blob_sha"], row["doc_len"]))
     if not projected:
-        return StagedChunk(None, None, projected, skipped, [], b"")
+        return StagedChunk(None, None, projected, skipped, [], b"", 0)
     return StagedChunk(
         _written(directory, rows),
         _written(directory, children),
@@ -119,6 +124,7 @@ def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str, direct
         skipped,
         list(vocabulary),
         array(POSTING_TYPECODE, postings).tobytes(),
+        longest_line,
     )
 
 

@@ -146,3 +146,35 @@ def test_no_staging_file_outlives_a_rebuild_that_lands_or_fails(
         rebuild(database, GitCorpusReader(store_root), NOW)
     assert list(scratch.iterdir()) == []
     assert snapshot(store_root)["files"], "the failed rebuild left the index it found"
+
+
+def test_the_readers_object_limit_covers_the_longest_staged_line_in_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB refuses a JSON line longer than its reader's `maximum_object_size` allows, counted in bytes;
+    a staged line of CJK text takes three bytes a character. The floor is lowered below the lines here,
+    so the limit has to come from them."""
+    from memhtml.index import bulkload
+    from memhtml.index.staging import stage_items
+
+    article = "东京的连接池上限是六十四。" * 400  # 5,200 characters, 15,600 bytes in UTF-8
+    files = {
+        "resources/db/tokyo.html": memory_file("Tokyo pool", "", article=f"<p><mark>{article}</mark></p>"),
+        "resources/db/plain.html": memory_file("Plain pool", "The pool ceiling is 64."),
+    }
+    items = [(path, f"{number:040x}", text.encode()) for number, (path, text) in enumerate(sorted(files.items()))]
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    chunk = stage_items(items, NOW, str(staging))
+    assert chunk.skipped == [] and chunk.rows_file and chunk.children_file
+    lines = [
+        line for name in (chunk.rows_file, chunk.children_file) for line in Path(name).read_bytes().split(b"\n") if line
+    ]
+    longest_bytes = max(len(line) for line in lines)
+    assert longest_bytes > 3 * len(article)  # the article's characters, as UTF-8, are in the line
+
+    assert bulkload.object_size_limit([chunk]) == 16 << 20  # DuckDB's own default: its reader is fastest
+    monkeypatch.setattr(bulkload, "_OBJECT_BYTES_FLOOR", 0)
+    assert bulkload.object_size_limit([chunk]) > longest_bytes
+    assert bulkload.object_size_limit([chunk, chunk._replace(longest_line=0)]) > longest_bytes
+    assert bulkload.object_size_limit([]) == 1
