@@ -56,7 +56,7 @@ def _end_process(status: int) -> NoReturn:
     multiprocessing = sys.modules.get("multiprocessing")
     needs_teardown = (
         (threading is not None and _threads_to_wait_for(threading))
-        or (multiprocessing is not None and _children_alive(multiprocessing))
+        or (multiprocessing is not None and bool(multiprocessing.active_children()))
         or sys.getprofile() is not None
         or sys.gettrace() is not None
     )
@@ -78,13 +78,6 @@ def _end_process(status: int) -> NoReturn:
             lifetime.release_deferred()
         sys.exit(status)
     os._exit(status)
-
-
-def _children_alive(multiprocessing: Any) -> bool:
-    """Whether a process this one started through multiprocessing is still running: anything else in
-    `sys.modules` under that name (a stand-in) is taken as one, so the teardown is kept."""
-    active_children = getattr(multiprocessing, "active_children", None)
-    return active_children is None or bool(active_children())
 
 
 def _threads_to_wait_for(threading: Any) -> bool:
