@@ -164,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--refresh-vocabulary",
         type=Path,
         metavar="MODEL_DIR",
-        help="only (re)write MODEL_DIR/vocab.txt from its tokenizer.json and record it in its model.json",
+        help="only (re)write MODEL_DIR/vocab.txt and vocab.index from its tokenizer.json, "
+        "and record vocab.txt in its model.json",
     )
     args = parser.parse_args(argv)
     if args.refresh_vocabulary is not None:
@@ -234,7 +235,11 @@ MODEL_FILES = ("vectors.npy", "tokenizer.json", "vocab.txt")
 
 def write_vocabulary(model_dir: Path) -> None:
     """`vocab.txt`: the token of id i of `tokenizer.json`'s WordPiece vocabulary on line i + 1, which the
-    project's pure-Python tokenizer reads (far cheaper than loading `tokenizers` for one short text)."""
+    project's pure-Python tokenizer reads (far cheaper than loading `tokenizers` for one short text),
+    and `vocab.index`, its hashed token index."""
+    sys.path.insert(0, str(PROJECT_ROOT))
+    from memhtml.index.wordpiece import TOKEN_INDEX_SUFFIX, build_token_index  # standard library only
+
     tokenizer = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
     vocab: dict[str, int] = tokenizer["model"]["vocab"]
     tokens = sorted(vocab, key=vocab.__getitem__)
@@ -242,7 +247,10 @@ def write_vocabulary(model_dir: Path) -> None:
         raise SystemExit("tokenizer.json's vocabulary ids are not 0..n-1")
     if any("\n" in token or "\r" in token for token in tokens):
         raise SystemExit("a token holds a line break; vocab.txt cannot carry it")
-    (model_dir / "vocab.txt").write_text("".join(token + "\n" for token in tokens), encoding="utf-8")
+    vocabulary = "".join(token + "\n" for token in tokens).encode("utf-8")
+    (model_dir / "vocab.txt").write_bytes(vocabulary)
+    # Its hashed token index, which the loader uses only while it is this vocabulary's (`wordpiece.py`).
+    (model_dir / "vocab.txt").with_suffix(TOKEN_INDEX_SUFFIX).write_bytes(build_token_index(vocabulary))
 
 
 def refresh_vocabulary(model_dir: Path) -> None:
@@ -253,7 +261,7 @@ def refresh_vocabulary(model_dir: Path) -> None:
     vocabulary = model_dir / "vocab.txt"
     model["files"]["vocab.txt"] = {"sha256": _sha256(vocabulary), "bytes": vocabulary.stat().st_size}
     model_json.write_text(json.dumps(model, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {vocabulary} and recorded it in {model_json}", flush=True)
+    print(f"wrote {vocabulary} and its index, and recorded it in {model_json}", flush=True)
 
 
 def _sha256(path: Path) -> str:

@@ -29,23 +29,29 @@ from memhtml.index.wordpiece import SUPPORTED_RANGES, TokenIds, WordPieceVocabul
 MAX_TOKENS = 512
 
 
-@pytest.fixture(scope="module", params=["table", "searched"])
+@pytest.fixture(scope="module", params=["table", "searched", "indexed"])
 def vocabulary(request: pytest.FixtureRequest) -> Iterator[WordPieceVocabulary]:
-    """The shipped vocabulary checked whole into a table, and read as the model loader reads it (its
-    digest verified), answering every lookup by searching the file's text (no table ever built)."""
+    """The shipped vocabulary checked whole into a table; read as the model loader reads it (its digest
+    verified), answering every lookup through the shipped `vocab.index`; and so read without the index,
+    answering every lookup by searching the file's text (no table ever built)."""
     if request.param == "table":
         yield read_vocabulary(MODEL_DIRECTORY / "vocab.txt")
         return
+    if request.param == "indexed":
+        indexed = _verified_vocabulary()
+        assert indexed._ids._index is not None
+        yield indexed
+        assert indexed._ids._table is None
+        return
     from memhtml.index import wordpiece
 
-    digest = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))["files"]["vocab.txt"]["sha256"]
     budget = wordpiece._SEARCH_BUDGET_READS
     wordpiece._SEARCH_BUDGET_READS = 10**9
     try:
-        searched = read_vocabulary(MODEL_DIRECTORY / "vocab.txt", digest)
+        searched = _verified_vocabulary(indexed=False)
     finally:
         wordpiece._SEARCH_BUDGET_READS = budget
-    assert searched._ids._table is None
+    assert searched._ids._table is None and searched._ids._index is None
     yield searched
     assert searched._ids._table is None  # every text of the module was tokenized by searching
 
@@ -335,8 +341,7 @@ def test_a_vocabulary_read_with_a_digest_must_have_it(tmp_path: Path) -> None:
 
 
 def test_a_long_text_of_words_already_met_needs_no_lookup_and_builds_no_table() -> None:
-    digest = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))["files"]["vocab.txt"]["sha256"]
-    vocabulary = read_vocabulary(MODEL_DIRECTORY / "vocab.txt", digest)
+    vocabulary = _verified_vocabulary(indexed=False)
     query = "how do I roll back email-relay"
     assert vocabulary.ids(query) and vocabulary._ids._table is None
     budget_left = vocabulary._ids._search_budget
@@ -369,15 +374,20 @@ def test_the_word_memo_stays_bounded_and_never_changes_an_answer(
         assert len(fresh._words) <= 8
 
 
-def _verified_vocabulary() -> WordPieceVocabulary:
+def _verified_vocabulary(*, indexed: bool = True) -> WordPieceVocabulary:
+    return read_vocabulary(MODEL_DIRECTORY / "vocab.txt", _shipped_vocabulary_digest(), indexed=indexed)
+
+
+def _shipped_vocabulary_digest() -> str:
     digest = json.loads((MODEL_DIRECTORY / "model.json").read_text(encoding="utf-8"))["files"]["vocab.txt"]["sha256"]
-    return read_vocabulary(MODEL_DIRECTORY / "vocab.txt", digest)
+    assert isinstance(digest, str)
+    return digest
 
 
 def test_a_query_and_a_short_memory_are_tokenized_without_building_the_token_table(
     reference_tokenizer: Tokenizer,
 ) -> None:
-    vocabulary = _verified_vocabulary()
+    vocabulary = _verified_vocabulary(indexed=False)
     texts = [
         "how long do we keep database snapshots",
         "The token expiry of auth-gateway is 60 minutes. This was confirmed against the production "
@@ -393,7 +403,7 @@ def test_searches_build_the_token_table_once_they_have_read_the_vocabulary_their
 ) -> None:
     from memhtml.index import wordpiece
 
-    vocabulary = _verified_vocabulary()
+    vocabulary = _verified_vocabulary(indexed=False)
     ids = vocabulary._ids
     budget = wordpiece._SEARCH_BUDGET_READS * len(ids._text)
     misses = 0
