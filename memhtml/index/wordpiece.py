@@ -234,7 +234,7 @@ class TokenIds:
 
 
 # `vocab.index` beside `vocab.txt`: a hash table of its tokens, built from it by `build_token_index` (the
-# model's build writes it; `tests/index/test_wordpiece.py` checks the shipped one is what its vocabulary
+# model's build writes it; `tests/index/test_token_index.py` checks the shipped one is what its vocabulary
 # builds). Little-endian: this header (magic, the sha256 of the vocabulary it indexes, the sha256 of
 # what follows, the token count, the slot count, 4 bytes of padding), then each token's byte offset in
 # the vocabulary (one more: the end), then the slots (a token's id + 1, or 0 for an empty slot).
