@@ -6,6 +6,8 @@ The artifact is plain files, so no model2vec is needed at run time:
 
 - `tokenizer.json`: the WordPiece tokenizer (lowercasing, no special tokens added);
 - `vocab.txt`: its vocabulary, one token per line in id order (written from `tokenizer.json`);
+- `vocab.index`: a hash table of that vocabulary's tokens (`wordpiece.build_token_index`), used only
+  while it is that vocabulary's;
 - `vectors.npy`: float16 `[vocab_size, dims]`, row i is the vector of token id i, memory-mapped;
 - `model.json`: the vector space name, the sizes, the truncation limits and the files' sha256.
 
@@ -18,12 +20,13 @@ A text is embedded exactly as model2vec's `StaticModel.encode` embeds it with th
 4. average the rows of the remaining ids and L2-normalize; a text with no token left is a zero row.
 
 A single text, the common case of a query or of the one memory a write embeds, is tokenized by the
-pure-Python `wordpiece` (which reads `vocab.txt`) whenever it reproduces `tokenizers` on every character
-of it (ASCII and the scripts and symbols it lists), and its few token rows are read straight from the
-memory-mapped file with `struct` (`embed_one`): importing `tokenizers` and NumPy would cost a CLI search
-more than everything else it does. Any other text, and every bulk batch, goes through `tokenizers`,
-which is imported and loaded on first use. Many texts are embedded in slices of `TEXTS_PER_SLICE`, so
-memory stays flat however many one call is given (only the answer grows with them).
+pure-Python `wordpiece` (which reads `vocab.txt` and looks tokens up through `vocab.index`) whenever it
+reproduces `tokenizers` on every character of it (ASCII and the scripts and symbols it lists), and its
+few token rows are read straight from the memory-mapped file with `struct` (`embed_one`): importing
+`tokenizers` and NumPy would cost a CLI search more than everything else it does. Any other text, and
+every bulk batch, goes through `tokenizers`, which is imported and loaded on first use. Many texts are
+embedded in slices of `TEXTS_PER_SLICE`, so memory stays flat however many one call is given (only the
+answer grows with them).
 """
 
 from __future__ import annotations
