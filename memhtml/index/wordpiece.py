@@ -277,7 +277,7 @@ def build_token_index(vocabulary: bytes) -> bytes:
     """The `vocab.index` of `vocabulary` (the bytes of a `vocab.txt`, one token per line); ValueError
     when a token is listed twice. Twice as many slots as tokens (a power of two), so a probe meets an
     empty slot after ≈1.5 slots on average."""
-    body = vocabulary[:-1] if vocabulary.endswith(b"\n") else vocabulary
+    body = _lines(vocabulary)
     tokens = body.split(b"\n") if body else []
     offsets = array("I")
     position = 0
@@ -311,6 +311,11 @@ def build_token_index(vocabulary: bytes) -> bytes:
     return header + payload
 
 
+def _lines(vocabulary: bytes) -> bytes:
+    """A vocabulary's tokens and the line feeds between them, without the one that ends the file."""
+    return vocabulary[:-1] if vocabulary.endswith(b"\n") else vocabulary
+
+
 def read_token_index(path: Path, vocabulary: bytes, vocabulary_sha256: str) -> TokenIndex | None:
     """The index at `path` when it is the one `vocabulary` (of that digest) builds, as far as its header
     and the digest of its contents say; None for anything else (missing, unreadable, of another
@@ -335,7 +340,7 @@ def read_token_index(path: Path, vocabulary: bytes, vocabulary_sha256: str) -> T
     ):
         return None
     words = payload.cast("I")
-    body = vocabulary[:-1] if vocabulary.endswith(b"\n") else vocabulary
+    body = _lines(vocabulary)
     if words[count] != (len(body) + 1 if body else 0):  # the offsets end where the vocabulary does
         return None
     return TokenIndex(body, words[: count + 1], words[count + 1 :])
