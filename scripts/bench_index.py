@@ -71,9 +71,15 @@ COLD_REBUILD = "index rebuild, vectors re-embedded from scratch"  # ours only
 OPERATIONS = ("index rebuild", COLD_REBUILD, "index update", "search")
 # What an operation of ours is compared with on the original's side (itself unless named here).
 BASELINE = {COLD_REBUILD: "index rebuild"}
-# PRODUCT.md §6: the largest ratio ours/original each operation may take (the cold rebuild is held
-# to the rebuild's target too).
-RATIO_TARGETS = {"index rebuild": 0.20, COLD_REBUILD: 0.20, "index update": 0.25, "search": 0.35}
+# PRODUCT.md §6: the largest ratio ours/original each operation may take, and the corpus size the
+# target names (None: every size). The cold rebuild is held to the rebuild's target too. Ratios at
+# other sizes are in the results table, without a verdict.
+RATIO_TARGETS: dict[str, tuple[float, int | None]] = {
+    "index rebuild": (0.20, 10_000),
+    COLD_REBUILD: (0.20, 10_000),
+    "index update": (0.25, None),
+    "search": (0.35, 10_000),
+}
 # Our index database files: deleting them leaves no vector behind, so the next rebuild embeds all.
 INDEX_DATABASE_GLOBS = ("index.duckdb", "index.duckdb.*")
 UPDATE_SCALING_LIMIT = 2.0  # `index update` at 100k files costs at most 2x its cost at 1k
@@ -500,8 +506,8 @@ def verdict(value: float | None, limit: float) -> str:
 
 def targets_table(results: Results, sizes: list[int]) -> list[str]:
     lines = ["| target (PRODUCT.md §6) | size | measured | verdict |", "|---|---:|---:|---|"]
-    for operation, limit in RATIO_TARGETS.items():
-        for size in sizes:
+    for operation, (limit, named_size) in RATIO_TARGETS.items():
+        for size in sizes if named_size is None else [named_size]:
             value = ratio(results, operation, size)
             judged = verdict(value, limit)
             if value is None and results.failed(THEIR_SIDE, BASELINE.get(operation, operation), size):
