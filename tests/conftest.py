@@ -29,10 +29,12 @@ HERMETIC_GIT = {
 
 @pytest.fixture(autouse=True)
 def hermetic_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every git child sees the same identity, dates and an empty global config, whatever the machine has."""
+    """Every git child sees the same identity, dates and an empty global config, whatever the machine has.
+    A `git gc` that git's automatic maintenance starts runs to its end before its command does, so none
+    is left packing a temporary directory the test is removing."""
     home = tmp_path_factory.mktemp("home")
     global_config = home / ".gitconfig"
-    global_config.write_text("[init]\n\tdefaultBranch = main\n", encoding="utf-8")
+    global_config.write_text("[init]\n\tdefaultBranch = main\n[gc]\n\tautoDetach = false\n", encoding="utf-8")
     for key, value in HERMETIC_GIT.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(global_config))

@@ -99,6 +99,24 @@ def start_git(root: Path, args: Sequence[str]) -> subprocess.Popen[bytes]:
         raise GitFailure(f"git {args[0]} could not start ({error.strerror})", ["install git"]) from error
 
 
+def run_git_unattached(root: Path, args: Sequence[str]) -> bool:
+    """Run `git -C root <args>` to its end with no input, its output discarded and no descriptor of
+    ours handed down, for work git may carry on in a process of its own (a `git gc` in the background
+    must never hold the store's write lock). False when git could not start; its status is not asked."""
+    try:
+        subprocess.run(
+            ["git", "-C", str(root), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=git_environment(),
+            check=False,
+        )
+    except OSError:
+        return False
+    return True
+
+
 def stream_to_git(root: Path, args: Sequence[str], chunks: Iterable[bytes]) -> None:
     """Run `git -C root <args>` feeding `chunks` to its stdin as they come, so a large input is never
     held in memory whole; raise GitFailure on a failing status. Its stdout is discarded."""

@@ -41,6 +41,7 @@ from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.lock import write_lock
 from memhtml.store.recovery import JournalFile, recover_interrupted_writes
 from memhtml.store.repository import Store
+from memhtml.store.upkeep import start_maintenance_if_due
 
 # Files written between two progress reports: a report per file would cost more than a person can read.
 PROGRESS_FILES: Final[int] = 100
@@ -176,6 +177,7 @@ def commit_changes(
         landed = Landed(head_sha(store.root) or "", records)
     committed = Committed(landed, sync_real_index(store.root, landed.records))
     journal.log.finish()
+    start_maintenance_if_due(store.root, store.git_dir)  # what `git commit` would start: see `store.upkeep`
     return committed
 
 
