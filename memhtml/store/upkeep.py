@@ -9,7 +9,8 @@ and nothing ever packed them (100k writes: 500k files, ≈2 GB).
 After a commit lands, `start_maintenance_if_due` makes git's own estimate against git's default
 thresholds: the loose objects of one of the 256 fan-out directories (`objects/17`, where git expects
 1/256 of them) and the packs not marked to keep. That costs one read of a small directory. Only when
-one of the thresholds may be passed does it run `git maintenance run --auto --quiet`, which decides
+one of the thresholds may be passed does it run `git maintenance run --auto --quiet`, as `git commit`
+itself does since git 2.29 (an older git refuses the command, and nothing else follows). Git decides
 with the repository's own configuration (`maintenance.auto`, `gc.auto`, `gc.autoPackLimit`) and, by
 default, packs in a process of its own in the background (`gc.autoDetach`). A repository that raised
 a threshold pays one short git process per commit until git's own threshold is reached, as every

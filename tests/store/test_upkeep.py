@@ -70,7 +70,8 @@ def test_a_write_packs_a_store_whose_loose_objects_pass_git_threshold(store_root
     git(store_root, "fsck", "--no-progress")
 
 
-def test_a_write_below_the_thresholds_asks_git_nothing(store_root: Path) -> None:
+def test_a_write_below_the_thresholds_leaves_the_objects_loose(store_root: Path) -> None:
+    # As after a `git commit`: below git's thresholds nothing is packed.
     for number in range(3):
         answer = run_cli("write", "--repo", str(store_root), *FACT[:-1], f"The retry budget is {number}.")
         assert answer.status == 0, answer.stdout
