@@ -62,14 +62,26 @@ class Committed(NamedTuple):
     index_synced: bool  # whether the user's git index now shows our paths as committed
 
 
+class _CommitTally:
+    """The commits this process has landed (`commit_changes`), so `exclusive` knows whether its block made one."""
+
+    landed = 0
+
+
 @contextlib.contextmanager
 def exclusive(store: Store) -> Iterator[None]:
     """The store's write lock, with SIGTERM/SIGHUP turned into interrupts so rollbacks run, and what any
-    killed writer left (files of its unfinished transaction, its private index files) cleared away."""
+    killed writer left (files of its unfinished transaction, its private index files) cleared away.
+    A block that committed is followed by what `git commit` would start, git's automatic maintenance
+    (`store.upkeep`), once the lock is released: a `git gc` run in the foreground (`gc.autoDetach` off)
+    must not keep the next writer waiting."""
+    landed_before = _CommitTally.landed
     with write_lock(store.git_dir), signals_as_interrupts():
         sweep_private_indexes(store.git_dir)
         recover_interrupted_writes(store.root, store.git_dir)
         yield
+    if _CommitTally.landed != landed_before:
+        start_maintenance_if_due(store.root, store.git_dir)
 
 
 @contextlib.contextmanager
@@ -177,7 +189,7 @@ def commit_changes(
         landed = Landed(head_sha(store.root) or "", records)
     committed = Committed(landed, sync_real_index(store.root, landed.records))
     journal.log.finish()
-    start_maintenance_if_due(store.root, store.git_dir)  # what `git commit` would start: see `store.upkeep`
+    _CommitTally.landed += 1
     return committed
 
 

@@ -6,9 +6,10 @@ Our commits are made with `commit-tree` and published with `update-ref` (`store.
 single write leaves five loose object files (its blob, three trees and its commit, ≈20 KB on disk),
 and nothing ever packed them (100k writes: 500k files, ≈2 GB).
 
-After a commit lands, `start_maintenance_if_due` makes git's own estimate against git's default
-thresholds: the loose objects of one of the 256 fan-out directories (`objects/17`, where git expects
-1/256 of them) and the packs not marked to keep. That costs one read of a small directory. Only when
+Once a command's commit has landed and the store's write lock is released (`transaction.exclusive`),
+`start_maintenance_if_due` makes git's own estimate against git's default thresholds: the loose
+objects of one of the 256 fan-out directories (`objects/17`, where git expects 1/256 of them) and the
+packs not marked to keep. That costs one read of a small directory. Only when
 one of the thresholds may be passed does it run `git maintenance run --auto --quiet`, as `git commit`
 itself does since git 2.29 (an older git refuses the command, and nothing else follows). Git decides
 with the repository's own configuration (`maintenance.auto`, `gc.auto`, `gc.autoPackLimit`) and, by
@@ -17,7 +18,8 @@ a threshold pays one short git process per commit until git's own threshold is r
 `git commit` does.
 
 The maintenance inherits no descriptor of ours: a `git gc` holding the store's write lock would lock
-every writer out until it ends. It never fails the command whose commit has landed.
+every writer out until it ends, and one run in the foreground starts only after the lock is released.
+It never fails the command whose commit has landed.
 """
 
 from __future__ import annotations

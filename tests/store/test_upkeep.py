@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -68,6 +69,32 @@ def test_a_write_packs_a_store_whose_loose_objects_pass_git_threshold(store_root
     reachable = len(git(store_root, "rev-list", "--objects", "--all").splitlines())
     assert int(counts["in-pack"]) >= reachable
     git(store_root, "fsck", "--no-progress")
+
+
+def test_the_maintenance_runs_once_the_write_lock_is_released(store_root: Path, tmp_path: Path) -> None:
+    # git runs the `pre-auto-gc` hook when its automatic gc is about to pack: the hook tries the lock.
+    commit_without_maintenance(store_root, contents_in_fanout(FANOUT_LIMIT + 3), "filler")
+    report = tmp_path / "lock-at-gc.txt"
+    hook = store_root / ".git" / "hooks" / "pre-auto-gc"
+    hook.write_text(
+        f"#!{sys.executable}\n"
+        "import fcntl, os, sys\n"
+        f"descriptor = os.open({str(store_root / '.git' / LOCK_FILENAME)!r}, os.O_RDWR)\n"
+        "try:\n"
+        "    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+        "    state = 'free'\n"
+        "except BlockingIOError:\n"
+        "    state = 'held'\n"
+        f"open({str(report)!r}, 'w').write(state)\n",
+        encoding="utf-8",
+    )
+    hook.chmod(0o755)
+
+    answer = run_cli("write", "--repo", str(store_root), *FACT)
+
+    assert answer.status == 0 and answer.data["stored"] is True, answer.stdout + answer.stderr
+    assert report.read_text(encoding="utf-8") == "free"  # the gc ran, and no writer was kept waiting
+    assert loose_in(store_root / ".git" / "objects" / "17") == []
 
 
 def test_a_write_below_the_thresholds_leaves_the_objects_loose(store_root: Path) -> None:
