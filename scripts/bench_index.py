@@ -56,6 +56,8 @@ from typing import Any
 from bench_env import ORIGINAL, ORIGINAL_OFFLINE, original_installed, side_env
 from corpus import Memory, add_memory_file, build_store, memories, queries
 
+from memhtml.store.gitread import TRACKED_STATUS
+
 PROJECT = Path(__file__).resolve().parents[1]
 RESULTS = PROJECT / ".bench" / "index-results.md"
 HERMETIC_GIT = {
@@ -86,10 +88,6 @@ UPDATE_SCALING_LIMIT = 2.0  # `index update` at 100k files costs at most 2x its 
 SCALING_SMALL, SCALING_LARGE = 1000, 100_000  # the sizes the §6 scaling target names
 SCALED_UPDATE = "index update, the two stores alternating"  # ours only
 TRACKED_SCAN = "git status of the tracked files alone"  # the floor of an update: every file stat'ed
-# What our `index update` asks git for the tracked files (memhtml.store.gitread), run on its own; git's
-# optional locks are off as in ours, so it never rewrites the index either.
-TRACKED_SCAN_ARGS = ("status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames", "--")
-BUCKETS = ("projects", "areas", "resources", "archive")
 OUR_SIDE = "ours"
 THEIR_SIDE = "original"
 
@@ -432,8 +430,10 @@ def bench_scaling(stores: list[tuple[int, Side]], plan: Plan, results: Results) 
         for size, side in order:
             benches[size].timed(side, SCALED_UPDATE, side.argv("index", "update"), check_update)
         for size, side in order:
+            # What our update asks git for the tracked files, run on its own; git's optional locks are
+            # off as in ours, so it never rewrites the index either.
             scan_env = {**side.env, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
-            run = measure(["git", "-C", str(side.repo), *TRACKED_SCAN_ARGS, *BUCKETS], scan_env, plan.timeout)
+            run = measure(["git", "-C", str(side.repo), *TRACKED_STATUS], scan_env, plan.timeout)
             if run.returncode == 0:
                 results.add(TRACKED_SCAN, size, OUR_SIDE, run)
             else:
