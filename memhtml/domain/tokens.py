@@ -21,6 +21,10 @@ MAX_TOKEN_LENGTH: Final = 64
 # Characters that join words into one identifier when a letter or digit stands on both sides.
 CONNECTORS: Final = "-._/:"
 _CONNECTOR_CLASS: Final = "[" + re.escape(CONNECTORS) + "]"
+# Inside a word, the runs of ASCII digits and the runs of anything else (letters and their marks).
+_LETTER_OR_DIGIT_RUN: Final = re.compile(r"[0-9]++|[^0-9]++")
+# Digit groups joined by connectors: `3.11` in `python3.11`, `2024-001` in `inv-2024-001`.
+_DIGIT_STRETCH: Final = re.compile(f"[0-9]++(?:{_CONNECTOR_CLASS}[0-9]++)++")
 
 # Scripts written without spaces between words: every character is a token and so is every
 # overlapping pair. Han (with 々〆〇 and the compatibility ideographs), Hiragana, Katakana (with ー)
@@ -137,6 +141,32 @@ def _capped(token: str) -> str:
     return token[:MAX_TOKEN_LENGTH]
 
 
+def _mixes_letters_and_digits(word: str) -> bool:
+    return not (word.isalpha() or word.isdigit())
+
+
+def _identifier_terms(compound: str, patterns: _Patterns) -> list[str]:
+    """The terms of one word or connector-joined identifier, capped: itself and, when it has several
+    words, each of them; where letters meet digits inside a word, its letter and digit runs
+    (`python3` also gives `python` and `3`, `rtx4090` gives `rtx` and `4090`); and then each stretch of
+    digit groups joined by connectors (`python3.11` gives `3.11`, `v5.8.4` gives `5.8.4`), so that a
+    version typed alone finds the name it is glued to. An identifier whose digits stand apart
+    (`INV-2024-001`) has its number groups as parts already, and no stretch is added: every one would
+    be a term of its own in the vocabulary."""
+    parts = _words(compound, patterns)
+    terms = [compound, *parts] if len(parts) > 1 else parts
+    glued = False
+    for part in parts:
+        if _mixes_letters_and_digits(part):
+            runs = _LETTER_OR_DIGIT_RUN.findall(part)
+            if len(runs) > 1:
+                terms.extend(runs)
+                glued = True
+    if glued and len(parts) > 1:
+        terms.extend(stretch for stretch in _DIGIT_STRETCH.findall(compound) if stretch != compound)
+    return [_capped(term) for term in terms]
+
+
 def _compounds(folded: str, patterns: _Patterns) -> list[str]:
     """`patterns.compound.findall(folded)`: every word or connector-joined identifier, in order."""
     if patterns is not _ASCII_PATTERNS:
@@ -175,8 +205,8 @@ def _spaced_out(text: str, cjk_run: re.Pattern[str], one_by_one: bool) -> str:
 def document_terms(text: str) -> dict[str, int]:
     """Every index term of `text` with its frequency: the postings of one document.
 
-    Words and digit runs; each identifier whole and by its parts; each CJK character and each
-    overlapping CJK pair. Empty or punctuation-only text has no terms.
+    Words and digit runs; each identifier whole and by its parts (`_identifier_terms`); each CJK
+    character and each overlapping CJK pair. Empty or punctuation-only text has no terms.
     """
     folded = fold_for_matching(text)
     patterns = _ASCII_PATTERNS if folded.isascii() else _unicode_patterns()
@@ -187,13 +217,14 @@ def document_terms(text: str) -> dict[str, int]:
             folded = patterns.cjk_run.sub(" ", folded)
     frequencies: dict[str, int] = {}
     _count(frequencies, _compounds(folded, patterns))
-    # Only the few distinct terms that are identifiers, over-long or carry combining marks are split.
-    for compound in [term for term in frequencies if len(term) > MAX_TOKEN_LENGTH or not term.isalnum()]:
-        count = frequencies.pop(compound)
-        parts = _words(compound, patterns)
-        if len(parts) > 1:
-            _count(frequencies, [_capped(compound)], count)
-        _count(frequencies, [_capped(part) for part in parts], count)
+    # Only the few distinct terms that are identifiers, over-long, carry combining marks or mix letters
+    # with digits are split.
+    for compound in [
+        term
+        for term in frequencies
+        if len(term) > MAX_TOKEN_LENGTH or not term.isalnum() or _mixes_letters_and_digits(term)
+    ]:
+        _count(frequencies, _identifier_terms(compound, patterns), frequencies.pop(compound))
     if cjk_runs:
         _count(frequencies, list("".join(cjk_runs)))
         _count(frequencies, [pair for run in cjk_runs for pair in map(operator.add, run, run[1:])])
@@ -214,9 +245,9 @@ def document_length(term_frequencies: Mapping[str, int]) -> int:
 def _query_tokens(text: str) -> list[str]:
     """The query terms of `text` in reading order, repeats kept.
 
-    An identifier gives itself and its parts, as in a document. A CJK run of two or more characters
-    gives only its overlapping pairs, so a match needs the characters side by side (苹果 does not
-    match a text that has 苹 and 果 apart); a lone CJK character gives itself.
+    An identifier gives itself and its parts, as in a document (`_identifier_terms`). A CJK run of two
+    or more characters gives only its overlapping pairs, so a match needs the characters side by side
+    (苹果 does not match a text that has 苹 and 果 apart); a lone CJK character gives itself.
     """
     folded = fold_for_matching(text)
     patterns = _ASCII_PATTERNS if folded.isascii() else _unicode_patterns()
@@ -230,10 +261,7 @@ def _query_tokens(text: str) -> list[str]:
             else:
                 tokens.extend(map(operator.add, compound, compound[1:]))
             continue
-        parts = _words(compound, patterns)
-        if len(parts) > 1:
-            tokens.append(_capped(compound))
-        tokens.extend(_capped(part) for part in parts)
+        tokens.extend(_identifier_terms(compound, patterns))
     return tokens
 
 

@@ -48,10 +48,38 @@ def test_an_identifier_is_a_term_whole_and_by_each_part() -> None:
 
 def test_a_version_string_is_found_as_typed_and_by_its_parts() -> None:
     terms = document_terms("Upgraded to v5.8.4.")
-    assert terms == {"upgraded": 1, "to": 1, "v5.8.4": 1, "v5": 1, "8": 1, "4": 1}
+    assert terms == {"upgraded": 1, "to": 1, "v5.8.4": 1, "v5": 1, "8": 1, "4": 1, "v": 1, "5": 1, "5.8.4": 1}
     assert matches("v5.8.4", "Upgraded to v5.8.4.")
     assert matches("v5", "Upgraded to v5.8.4.")
+    assert matches("5.8.4", "Upgraded to v5.8.4.")
     assert not matches("v5.8.5", "Upgraded to v5.8.4.")
+    assert not matches("5.8.5", "Upgraded to v5.8.4.")
+
+
+def test_a_version_glued_to_its_name_is_found_by_the_version_alone() -> None:
+    document = "The render box runs Python3.11 with CUDA12.4."
+    assert {"python3.11", "python3", "python", "3", "11", "3.11", "cuda12.4", "cuda", "12", "12.4"} <= set(
+        document_terms(document)
+    )
+    assert parse_query("python 3.11").terms == ("python", "3.11", "3", "11")
+    assert matches("3.11", document)
+    assert matches("python 3.11", document)
+    assert matches("cuda 12.4", document)
+    # A lone digit elsewhere is not the version: "3 brokers" lacks the term 3.11.
+    assert not matches("3.11", "The kafka cluster has 3 brokers and 11 topics.")
+
+
+def test_letters_and_digits_glued_in_one_word_are_found_by_each_run() -> None:
+    assert document_terms("rtx4090") == {"rtx4090": 1, "rtx": 1, "4090": 1}
+    assert parse_query("RTX4090").terms == ("rtx4090", "rtx", "4090")
+    assert matches("rtx", "the rtx4090 box")
+    assert matches("4090", "the rtx4090 box")
+    assert matches("k8s", "runs on k8s")
+    # Only a word mixing both is split, and a stretch of digit groups comes only with such a word.
+    assert document_terms("Paid INV-2024-001 today") == {
+        "paid": 1, "inv-2024-001": 1, "inv": 1, "2024": 1, "001": 1, "today": 1
+    }  # fmt: skip
+    assert set(document_terms("x86_64")) == {"x86_64", "x86", "64", "x", "86", "86_64"}
 
 
 def test_rtx_4090_is_found_as_typed_and_digits_are_kept() -> None:
@@ -141,7 +169,7 @@ def test_korean_words_are_found_inside_longer_words() -> None:
 
 
 def test_cjk_next_to_latin_and_digits_splits_into_both_kinds() -> None:
-    assert set(document_terms("iPhone15手机")) == {"iphone15", "手", "机", "手机"}
+    assert set(document_terms("iPhone15手机")) == {"iphone15", "iphone", "15", "手", "机", "手机"}
     assert set(document_terms("2024年")) == {"2024", "年"}
     # A connector joins Latin words only; it never glues CJK to an identifier.
     assert set(document_terms("A-株")) == {"a", "株"}
@@ -157,8 +185,9 @@ def test_cjk_punctuation_separates_runs() -> None:
 
 
 def test_full_width_letters_and_digits_fold_to_ascii() -> None:
-    assert document_terms("ＲＴＸ４０９０") == {"rtx4090": 1}
+    assert document_terms("ＲＴＸ４０９０") == {"rtx4090": 1, "rtx": 1, "4090": 1}
     assert matches("rtx4090", "ＲＴＸ４０９０")
+    assert matches("ＲＴＸ４０９０", "rtx4090")
     assert matches("ＲＴＸ　４０９０", "RTX 4090")  # the ideographic space separates too
 
 

@@ -153,3 +153,37 @@ def test_an_index_from_before_the_plain_texts_keeps_its_rows_and_stores_them_pla
     for column in PLAIN_COLUMNS:
         assert rebuilt[column] == {"Uncompressed"}, column
     assert rebuilt["memory_type"] != {"Uncompressed"}
+
+
+def test_an_index_from_before_the_letter_and_digit_split_is_rebuilt_once_and_finds_a_glued_version(
+    store_root: Path, tmp_path: Path, shipped: Path
+) -> None:
+    """Migration 0006 marks the index as never built: its postings lack the terms the tokenizer now cuts
+    where letters meet digits, and the next pass rebuilds them from git, embedding nothing again."""
+    from memhtml.index.database import database_paths
+    from memhtml.operations.indexing import update_index
+    from tests.index.test_indexer import rebuilt_snapshot, snapshot
+    from tests.index.test_search import commit_files, memory_file
+
+    commit_files(store_root, {"areas/ops/render.html": memory_file("Render box", "The render box runs Python3.11.")})
+    for database_file in database_paths(store_root):
+        database_file.unlink(missing_ok=True)
+    migration = shipped / "index" / "0006_letters_and_digits_split.sql"
+    statements = migration.read_text(encoding="utf-8")
+    migration.unlink()
+    update_index(store_root)
+    glued = "SELECT count(*) FROM postings JOIN terms USING (term_id) WHERE term IN ('3.11', 'python', '3')"
+    with open_database(store_root) as database:
+        assert database.value(glued) == 3
+        # The postings as a tokenizer without the split left them.
+        database.run(
+            "DELETE FROM postings WHERE term_id IN (SELECT term_id FROM terms WHERE term IN ('3.11', 'python', '3'))"
+        )
+    migration.write_text(statements, encoding="utf-8")
+    answer = update_index(store_root)
+    assert answer["mode"] == "rebuild"
+    assert answer["embeddingsWritten"] == 0
+    with open_database(store_root, read_only=True) as database:
+        assert database.value(glued) == 3
+    assert update_index(store_root)["mode"] == "update"  # once
+    assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)

@@ -83,9 +83,26 @@ def test_identifiers_are_found_as_typed_and_by_their_parts(corpus: Path) -> None
     assert paths(search(corpus, "INV-2024-001")) == ["resources/billing/invoice.html"]
     assert paths(search(corpus, "inv 2024")) == ["resources/billing/invoice.html"]
     assert paths(search(corpus, "RTX 4090")) == ["resources/hardware/gpu.html"]
-    assert paths(search(corpus, "rtx4090")) == []  # one word is not the two words
+    assert paths(search(corpus, "rtx4090")) == ["resources/hardware/gpu.html"]  # by its letters and digits
     assert paths(search(corpus, "v5.8.4")) == ["resources/releases/agent.html"]
+    assert paths(search(corpus, "5.8.4")) == ["resources/releases/agent.html"]
     assert paths(search(corpus, "ＲＴＸ ４０９０")) == ["resources/hardware/gpu.html"]  # full-width
+
+
+def test_a_version_glued_to_its_name_is_found_by_the_version_alone(store_root: Path) -> None:
+    commit_files(
+        store_root,
+        {
+            "resources/hardware/render.html": memory_file(
+                "Render box", "The render box runs Python3.11 with CUDA12.4."
+            ),
+            "resources/kafka/brokers.html": memory_file("Kafka", "The kafka cluster has 3 brokers in region east."),
+            "resources/webhooks/retry.html": memory_file("Retry", "Retry failed webhooks at most 11 times."),
+        },
+    )
+    assert paths(search(store_root, "3.11")) == ["resources/hardware/render.html"]
+    assert paths(search(store_root, "python 3.11")) == ["resources/hardware/render.html"]
+    assert paths(search(store_root, "cuda 12.4")) == ["resources/hardware/render.html"]
 
 
 def test_cjk_is_found_by_character_pairs(corpus: Path) -> None:
