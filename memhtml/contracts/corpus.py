@@ -73,6 +73,9 @@ class CorpusReader(Protocol):
     def worktree_blob_ids(self, paths: Sequence[str]) -> dict[str, str]:
         """The blob sha each working-tree file would have, keyed by path (files that exist; no git process)."""
 
+    def ignored(self, paths: Sequence[str]) -> set[str]:
+        """Those of `paths` that git ignores (untracked, matched by an ignore rule): what `dirty` never lists."""
+
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         """(full sha, committer instant) of a commit reference, or None if it names no commit."""
 

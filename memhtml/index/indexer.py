@@ -12,7 +12,7 @@ from contextlib import ExitStack, closing, contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
-from memhtml.contracts.corpus import CorpusReader, TreeChange
+from memhtml.contracts.corpus import CorpusReader, DirtyEntry, TreeChange
 from memhtml.contracts.errors import GitFailure
 from memhtml.index.database import Database, membership
 from memhtml.index.parallel import (
@@ -57,6 +57,7 @@ class PassReport:
         # The paths whose rows (or listing as a duplicate) hold working-tree bytes, not HEAD's: at the
         # start the watermark's dirty paths, kept current as the pass projects from HEAD or from disk.
         self.from_disk: set[str] = set()
+        self.previously_dirty: tuple[str, ...] = ()  # the watermark's dirty paths when the pass began
         # Held copies of an article that an arriving copy displaced during this pass.
         self.displaced: set[str] = set()
         self.embeddings_written = self.embeddings_preserved = self.embeddings_pruned = 0
@@ -172,7 +173,9 @@ def rebuild(
         loader.close()
         plan.release()  # the workers and the staging files: every slice is stored
         create_indexes(database, indexes)  # built once from the loaded keys, before any lookup by them
-        dirty_now = _project_working_tree(database, reader, head, previously_dirty=[], now=now, report=report)
+        dirty_now = _project_working_tree(
+            database, reader, head, reader.dirty(), previously_dirty=[], now=now, report=report
+        )
         _promote_duplicates(database, reader, head, now, report)
         _settle_skipped(database, report)
         database.run(
@@ -215,20 +218,24 @@ def update(
     if head == indexed_head and not worktree:
         return report  # already at HEAD: writing nothing keeps the close from checkpointing
     report.from_disk.update(previously_dirty)
+    report.previously_dirty = tuple(previously_dirty)
     with database.transaction():
         if changes:
             _apply_commits(database, reader, changes, now=now, report=report, known=known or {}, progress=progress)
         elif head is None and indexed_head is not None:
             report.removed += remove_paths(database, _all_paths(database))
             forget_duplicates(database, _listed_paths(database))
-        dirty_now = (
-            _project_working_tree(database, reader, head, previously_dirty=previously_dirty, now=now, report=report)
-            if worktree
-            else None
-        )
+        if worktree:
+            dirty_now: list[str] | None = _project_working_tree(
+                database, reader, head, reader.dirty(), previously_dirty=previously_dirty, now=now, report=report
+            )
+        else:
+            dirty_now = _project_changed_paths_on_disk(
+                database, reader, head, changes=changes, known=known or {}, now=now, report=report
+            )
         _promote_duplicates(database, reader, head, now, report)
         _settle_skipped(database, report)
-        # The watermark in one statement: the head, and the dirty paths when the tree was scanned (each
+        # The watermark in one statement: the head, and the dirty paths when they may have changed (each
         # update of the one row costs a statement, ≈2 ms of a write with a list).
         if dirty_now is not None:
             paths_sql, paths_parameters = _paths_value(dirty_now)
@@ -295,18 +302,54 @@ def _apply_commits(
     report.modified += sum(1 for change in changes if change.status == "M")
 
 
+def _project_changed_paths_on_disk(
+    database: Database,
+    reader: CorpusReader,
+    head: str | None,
+    *,
+    changes: Sequence[TreeChange],
+    known: Mapping[str, FileProjection],
+    now: str,
+    report: PassReport,
+) -> list[str] | None:
+    """Without a working-tree scan, the paths the commits changed as the working tree has them: a file
+    whose bytes on disk are not HEAD's (a `reset` that kept the changes, a partial commit, a file taken
+    out of git that stays on disk) is projected from disk, as a scan would, not left with HEAD's text.
+    Only those paths are looked at (hashed here), and not the ones whose bytes the caller committed itself
+    (`known`); git is asked only whether a file a commit removed and the disk kept is ignored. Returns the
+    watermark's dirty paths, sorted, or None when the pass changed none of them."""
+    expected: dict[str, str | None] = {}
+    for change in changes:
+        if change.status == "R" and change.old_path is not None:
+            expected.setdefault(change.old_path, None)
+        expected[change.path] = None if change.status == "D" else change.blob_sha
+    for path, blob in list(expected.items()):
+        if blob is not None and blob in known:
+            del expected[path]
+    if not expected:
+        return sorted(report.from_disk) if report.from_disk != set(report.previously_dirty) else None
+    on_disk = reader.worktree_blob_ids(list(expected))
+    differing = [path for path, blob in expected.items() if on_disk.get(path) != blob]
+    untracked = [path for path in differing if expected[path] is None]
+    ignored = reader.ignored(untracked) if untracked else set()
+    entries = [DirtyEntry(path, deleted=path not in on_disk) for path in differing if path not in ignored]
+    previously = sorted(set(report.previously_dirty).intersection(expected))
+    _project_working_tree(database, reader, head, entries, previously_dirty=previously, now=now, report=report)
+    return sorted(report.from_disk) if report.from_disk != set(report.previously_dirty) else None
+
+
 def _project_working_tree(
     database: Database,
     reader: CorpusReader,
     head: str | None,
+    entries: Sequence[DirtyEntry],
     *,
     previously_dirty: Sequence[str],
     now: str,
     report: PassReport,
 ) -> list[str]:
-    """Project dirty files from disk; re-project from HEAD the paths that were dirty and are clean now.
-    Returns the dirty paths, sorted, for the watermark (`index_state.dirty_paths`)."""
-    entries = reader.dirty()
+    """Project dirty files (`entries`) from disk; re-project from HEAD the paths of `previously_dirty`
+    that are clean now. Returns the dirty paths, sorted, for the watermark (`index_state.dirty_paths`)."""
     dirty_now = {entry.path for entry in entries}
     # A path this pass already projected from HEAD (its edit was committed since) is current as it is.
     cleaned = sorted(set(previously_dirty) - dirty_now - report.projected_paths)

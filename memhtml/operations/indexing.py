@@ -75,7 +75,9 @@ def follow_with_vectors(
     from memhtml.index.vectors import prune_vectors
     from memhtml.operations.embedding import embed_after_pass
 
-    if report.mode == "rebuild" or report.removed or report.modified or report.dirty:
+    # A rename is projected again: with its text changed on the way (`git mv` then an edit, or git pairing a
+    # deleted file with a similar new one), the old text's vectors are left to no memory.
+    if report.mode == "rebuild" or report.removed or report.modified or report.renamed or report.dirty:
         report.embeddings_pruned = prune_vectors(database)
     if embed:
         paths = None if report.mode == "rebuild" else report.projected_paths

@@ -356,6 +356,14 @@ class GitCorpusReader:
                 ids[path] = blob_id(data)
         return ids
 
+    def ignored(self, paths: Sequence[str]) -> set[str]:
+        if not paths:
+            return set()
+        listing = b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
+        # Each name is taken as a path (no pattern magic, which `check-ignore` refuses); exit 1: none is ignored.
+        found = run_git(self.root, ["check-ignore", "-z", "--stdin"], stdin=listing, ok_statuses=(0, 1)).stdout
+        return {name.decode("utf-8", "surrogateescape") for name in found.split(b"\0") if name}
+
     def moved_from(self, path: str, since: str | None = None) -> tuple[str, str | None] | None:
         literal = ":(literal)" + path  # a path is a name, never a pattern (`[x].html`)
         if since is None:
