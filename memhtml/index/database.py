@@ -28,6 +28,7 @@ except ImportError:  # a duckdb build without the top-level native module
 from memhtml.contracts import lifetime
 from memhtml.contracts.errors import DamagedIndex, StorageFailure
 from memhtml.index import migrations
+from memhtml.index.turnstile import turnstile
 
 _Opened = TypeVar("_Opened")
 
@@ -501,7 +502,15 @@ def _drop_ahead(root: Path) -> None:
 
 
 def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait: float, *, shared: bool) -> Database:
-    """Both planes attached to one connection and migrated; nothing is left open when it fails."""
+    """Both planes attached to one connection and migrated; nothing is left open when it fails. A writer
+    holds the files' turnstile meanwhile, which keeps new readers from starting (`turnstile`)."""
+    with turnstile(index_file, writer=not read_only, wait_seconds=lock_wait):
+        return _open_both_planes(index_file, state_file, read_only, lock_wait, shared=shared)
+
+
+def _open_both_planes(
+    index_file: Path, state_file: Path, read_only: bool, lock_wait: float, *, shared: bool
+) -> Database:
     close_left_connections()
     connection = (_attach_shared if shared else _connect_with_retry)(index_file, read_only, lock_wait)
     try:
