@@ -248,7 +248,7 @@ def update(
                 "UPDATE index_state SET head_sha = $head, updated_at = $now WHERE id = 1",
                 {"head": head, "now": now},
             )
-    _move_state_rows(database, report.renames)
+    move_access_counters(database, report.renames)
     return report
 
 
@@ -471,7 +471,7 @@ def _moved_before(database: Database, change: TreeChange) -> bool:
     return int(found) > 0
 
 
-def _move_state_rows(database: Database, renames: Sequence[tuple[str, str]]) -> None:
+def move_access_counters(database: Database, renames: Sequence[tuple[str, str]]) -> None:
     """Access counters follow a renamed memory; DuckDB writes one database per transaction, so apart. A
     counter that already moved (the working tree held the move first) stays where it is."""
     if not renames or database.read_only:

@@ -356,14 +356,20 @@ class IndexSession:
         session_links: Sequence[SessionLink] = (),
         known: Mapping[str, FileProjection] | None = None,
         progress: PhaseProgress | None = None,
+        counters_moved: Sequence[tuple[str, str]] = (),
     ) -> dict[str, Any] | None:
         """Index the commit just made (and record its session links); any failure here becomes a
-        warning, never a failed command: the commit has landed. `progress` as `catch_up` takes it."""
+        warning, never a failed command: the commit has landed. `progress` as `catch_up` takes it.
+        `counters_moved`: (from, to) paths whose access counters follow a memory the commit moved where
+        git's diff cannot see a rename (a corrected memory archived while its successor takes its path)."""
+        from memhtml.index.indexer import move_access_counters
+
         if self._released:
             try:
                 with open_database(self.store.root) as database:
                     report = catch_up(database, self.reader, known=known, progress=progress)
                     record_session_links(database, session_links)
+                    move_access_counters(database, counters_moved)
             except (Exception, KeyboardInterrupt) as error:  # the commit landed: only a warning now
                 self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
                 return self.warning()
@@ -373,6 +379,7 @@ class IndexSession:
         try:
             report = catch_up(self.database, self.reader, known=known, progress=progress)
             record_session_links(self.database, session_links)
+            move_access_counters(self.database, counters_moved)
         except (Exception, KeyboardInterrupt) as error:
             self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
             return self.warning()

@@ -130,7 +130,12 @@ def correct(
                 for session in [carried.session_id]
                 if session
             ]
-            warning = index.follow_commit(links)
+            # The counters are the corrected memory's, archived now; its successor starts without any. Git
+            # sees no rename when the successor takes the target's path (the same title), or may pair
+            # the target with the successor when it does not.
+            archived = corrected.archive_path
+            moved = [(target, archived), (corrected.path, archived)] if archived else []
+            warning = index.follow_commit(links, counters_moved=moved)
     data: dict[str, Any] = {
         "path": corrected.path,
         "archivedPath": corrected.archive_path,

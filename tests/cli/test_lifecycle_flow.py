@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
+
 from memhtml.html.document import parse_memory
 from tests.conftest import commit_count, git, run_cli
 
@@ -56,6 +58,23 @@ def test_correcting_with_the_same_title_keeps_the_path(store_root: Path) -> None
     assert answer.data["path"] == RETRY_PATH
     assert parse_memory((store_root / RETRY_PATH).read_text()).gist == "The retry budget of the gateway is 4."
     assert clean(store_root)
+
+
+@pytest.mark.parametrize("title", ["Retry budget", "Retry budget v2"], ids=["same path", "new path"])
+def test_correct_leaves_the_access_counters_with_the_archived_memory(store_root: Path, title: str) -> None:
+    from memhtml.index.database import open_database
+
+    run_cli("write", "--repo", str(store_root), *RETRY)
+    reinforced = run_cli("reinforce", RETRY_PATH, "--repo", str(store_root), "--signal", "negative")
+    assert reinforced.status == 0, reinforced.stdout + reinforced.stderr
+    answer = run_cli(
+        "correct", RETRY_PATH, "--repo", str(store_root), "--title", title,
+        "--claim", "The retry budget of the gateway is 4.",
+    )  # fmt: skip
+    assert answer.status == 0, answer.stdout + answer.stderr
+    with open_database(store_root, read_only=True) as database:
+        counters = database.rows("SELECT path, reinforcement_count, outcome_score FROM state.access ORDER BY path")
+    assert counters == [(answer.data["archivedPath"], 1, -0.3)]
 
 
 def test_correcting_an_archived_target_is_refused_naming_the_live_successor(store_root: Path) -> None:
