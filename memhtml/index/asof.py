@@ -7,14 +7,15 @@ temporary tables, and temporary views named like the index's tables show the ind
 place of today's (DuckDB resolves a name in the temporary catalog first). Every statement of the query
 reads the views unchanged; they are dropped when the query ends, and the index file is never written,
 so a read-only connection serves. An archived memory still stands for the path it was archived from,
-as the scope filter has it: its article is the one it was archived with.
+as the scope filter has it, while its article is the one the commit held; one edited since (committed
+or on disk) answers with the commit's version.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Final
+from typing import Final, NamedTuple
 
 from memhtml.domain.chunking import chunk_text
 from memhtml.index.database import Database
@@ -38,12 +39,24 @@ _REPLACED_BY: Final[dict[str, str | None]] = {
 _PREFIX: Final[str] = "as_of_"
 
 
-def past_versions(database: Database, tree: Mapping[str, str], committed: str) -> tuple[list[str], list[str]]:
+class ArchivedSince(NamedTuple):
+    """A memory archived since the commit, which stands for the path it lived at then."""
+
+    archived_path: str
+    content_hash: str  # of its article as the index holds it today
+
+
+def past_versions(
+    database: Database, tree: Mapping[str, str], committed: str
+) -> tuple[list[str], list[str], dict[str, ArchivedSince]]:
     """Of `tree` (each live memory path of the commit → its blob id), (the paths the index does not hold
     as they were, to read from the commit; the paths whose rows today hold another version or another
-    memory, to leave out)."""
+    memory, to leave out; the memories archived since, by the path each had then). An archived memory
+    answers with its row only while its article is the one the commit held (the caller compares the
+    commit's version: an edit since, committed or on disk, changes it); else with the commit's version,
+    its row left out."""
     if not tree:
-        return [], []
+        return [], [], {}
     live = sorted(tree)
     # One statement, so the commit's path list crosses into DuckDB once (at 10k, 33.5 ms against 37-41 ms
     # for three): today's row at each path, archived rows that stand for one, listed second copies.
@@ -52,7 +65,7 @@ def past_versions(database: Database, tree: Mapping[str, str], committed: str) -
         WITH live AS (SELECT unnest($live) AS path)
         SELECT 'held', path, blob_sha FROM files WHERE NOT archived AND path IN (SELECT path FROM live)
         UNION ALL
-        SELECT 'archived', origin_path, NULL FROM files
+        SELECT 'archived', origin_path, path || chr(0) || content_hash FROM files
         WHERE archived AND origin_path IN (SELECT path FROM live) AND coalesce(archived_at, '9999') > $committed
         UNION ALL
         SELECT 'listed', path, blob_sha FROM duplicate_files WHERE path IN (SELECT path FROM live)
@@ -60,7 +73,9 @@ def past_versions(database: Database, tree: Mapping[str, str], committed: str) -
         {"live": live, "committed": committed},
     )
     held = {str(path): blob for kind, path, blob in rows if kind == "held"}
-    archived_since = {str(path) for kind, path, _ in rows if kind == "archived"}
+    archived_since = {
+        str(path): ArchivedSince(*str(row).split(chr(0), 1)) for kind, path, row in rows if kind == "archived"
+    }
     # A second copy the index lists rather than holds was a second copy then too: it stays out.
     listed = {str(path): blob for kind, path, blob in rows if kind == "listed"}
     past = [
@@ -70,7 +85,7 @@ def past_versions(database: Database, tree: Mapping[str, str], committed: str) -
     ]
     # A memory archived since stands for its path; another one written at that path later stays out.
     later = [path for path in archived_since if path in held and held[path] != tree[path]]
-    return past, sorted([*(path for path in past if path in held), *later])
+    return past, sorted([*(path for path in past if path in held), *later]), archived_since
 
 
 @contextmanager

@@ -85,18 +85,28 @@ def _as_it_was(database: Database, store: Store, scope: Scope, *, vector_arm: bo
     from memhtml.index.asof import overlay, past_versions
 
     tree = scope.as_of.live_blobs
-    past, replaced = past_versions(database, tree, scope.as_of.instant)
-    if not past and not replaced:
+    past, replaced, archived = past_versions(database, tree, scope.as_of.instant)
+    if not past and not replaced and not archived:
         yield
         return
     from memhtml.index.parallel import PendingProjection, projection_pool
     from memhtml.index.projection import FileProjection
 
-    contents = GitCorpusReader(store.root).blobs(tree[path] for path in past)
-    items = [(path, tree[path], contents.get(tree[path])) for path in past]
+    read = [*past, *archived]
+    contents = GitCorpusReader(store.root).blobs(tree[path] for path in read)
+    items = [(path, tree[path], contents.get(tree[path])) for path in read]
     with projection_pool(len(items)) as pool:  # a reorganised store can make thousands of memories past
         results = PendingProjection(pool, items, now_instant()).results()
-    projections = [result for result in results if isinstance(result, FileProjection)]
+    projections: list[FileProjection] = []
+    for result in results:
+        if not isinstance(result, FileProjection):
+            continue
+        since = archived.get(result.path)
+        if since is None:
+            projections.append(result)
+        elif result.row["content_hash"] != since.content_hash:  # edited since it was archived
+            projections.append(result)
+            replaced.append(since.archived_path)
     with overlay(database, projections, replaced, configured_embedder() if vector_arm else None):
         yield
 

@@ -115,6 +115,23 @@ def test_a_memory_written_later_at_a_path_stays_out_of_the_past(store_root: Path
     assert paths(search(store_root, "96", "--as-of", first)) == []
 
 
+@pytest.mark.parametrize("committed", [False, True], ids=["edited on disk", "edit committed"])
+def test_a_memory_archived_and_edited_since_answers_with_the_text_it_had(store_root: Path, committed: bool) -> None:
+    first = commit_files(store_root, {POOL: memory_file("Pool ceiling", "The pool ceiling is 64 connections.")})
+    archived = run_cli("archive", POOL, "--repo", str(store_root), "--reason", "moved to the wiki")
+    assert archived.status == 0, archived.stdout + archived.stderr
+    archived_file = store_root / str(archived.data["archivePath"])
+    archived_file.write_text(archived_file.read_text().replace("64 connections", "72 platypus connections"))
+    if committed:
+        git(store_root, "commit", "-q", "-a", "-m", "edit the archived memory")
+    assert run_cli("index", "update", "--repo", str(store_root)).status == 0
+    assert paths(search(store_root, "platypus", "--as-of", first)) == []
+    then = search(store_root, "pool ceiling", "--as-of", first)
+    assert paths(then) == [POOL] and "64" in then["hits"][0]["gist"]
+    # Today the archived memory answers with its edit.
+    assert paths(search(store_root, "platypus", "--include-archived")) == [str(archived.data["archivePath"])]
+
+
 def test_embeddings_off_look_into_the_past_without_an_embedder(store_root: Path) -> None:
     first, _ = _two_versions(store_root)
     rebuilt = run_cli("index", "rebuild", "--repo", str(store_root))  # the old text's vector goes
