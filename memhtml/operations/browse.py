@@ -97,7 +97,7 @@ def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[
     with fresh_index(store) as database:
         # A file on disk counts only as git would see it: regular, and reached without a symbolic link.
         if not _known(database, center) and not is_regular_file(store.root, center):
-            raise PathNotFound(f"no memory at {center}", ["memhtml status"])
+            raise PathNotFound(f"no memory at {center}", [f"memhtml resolve {center}", "memhtml status"])
         seen: dict[str, dict[str, Any]] = {}
         walked: set[tuple[str, str, str]] = set()
         forward, backward = [center], [center]
@@ -262,7 +262,10 @@ def reinforce(root: Path, raw_paths: Sequence[str], signal: str) -> dict[str, An
         known = {row[0] for row in database.rows(f"SELECT path FROM files WHERE {wanted}", parameters)}
         missing = [path for path in paths if path not in known]
         if missing:
-            raise PathNotFound(f"no memory at {', '.join(missing)}; nothing was reinforced", ["memhtml status"])
+            raise PathNotFound(
+                f"no memory at {', '.join(missing)}; nothing was reinforced",
+                [*(f"memhtml resolve {path}" for path in missing), "memhtml status"],
+            )
         with database.transaction():
             bumped = database.rows(
                 f"""

@@ -402,3 +402,14 @@ def test_search_names_the_successor_resolve_reaches_for_a_corrected_memory_linke
     assert _resolve(store_root, archived)["path"] == latest
     hits = run_cli("search", "--repo", str(store_root), "zeta tuesdays", "--include-archived").data["hits"]
     assert [hit["supersededBy"] for hit in hits if hit["path"] == archived] == [latest]
+
+
+def test_neighbors_and_reinforce_of_a_path_moved_away_suggest_resolving_it(store_root: Path) -> None:
+    path = "resources/db/pool.html"
+    commit_files(store_root, {path: memory_file("Pool", "The pool ceiling is 64.")})
+    assert run_cli("archive", path, "--repo", str(store_root), "--reason", "old").status == 0
+    for command in (["neighbors", path], ["reinforce", path, "--signal", "positive"]):
+        answer = run_cli(*command, "--repo", str(store_root))
+        assert answer.status == 1, answer.stdout
+        assert answer.envelope["code"] == "ERR_PATH_NOT_FOUND"
+        assert f"memhtml resolve {path}" in answer.envelope["suggestions"]
