@@ -169,9 +169,17 @@ class TreeDiffs:
         return answer
 
     def changes(self, old: str, new: str) -> list[TreeChange]:
-        """The memory paths' changes from `old` to `new` (`CorpusReader.changes`)."""
+        """The memory paths' changes from `old` to `new` (`CorpusReader.changes`). A path that became a
+        symbolic link (or a submodule) leaves the corpus as a deleted one does: HEAD's tree, which a
+        rebuild reads, holds only the regular files."""
         changes: list[TreeChange] = []
-        for status, path, new_sha, source in _raw_records(self._raw(old, new)):
+        for status, path, new_sha, source, new_mode in _raw_records(self._raw(old, new)):
+            if status != "D" and not new_mode.startswith("100"):
+                if source is not None and status == "R" and is_memory_path(source):
+                    changes.append(TreeChange("D", source))
+                if is_memory_path(path):
+                    changes.append(TreeChange("D", path))
+                continue
             if status in ("R", "C"):
                 assert source is not None
                 if status == "C" or not is_memory_path(source):
@@ -191,23 +199,23 @@ class TreeDiffs:
         deleted ones and the sources of renames. Raises GitFailure when git cannot tell."""
         return [
             source if status == "R" and source is not None else path
-            for status, path, _, source in _raw_records(self._raw(old, new))
+            for status, path, _, source, _ in _raw_records(self._raw(old, new))
             if status in ("D", "R")
         ]
 
 
-def _raw_records(output: bytes) -> Iterator[tuple[str, str, str, str | None]]:
-    """(status letter, path, new blob id, source path of a rename or copy) of `git diff --raw -z`."""
+def _raw_records(output: bytes) -> Iterator[tuple[str, str, str, str | None, str]]:
+    """(status letter, path, new blob id, source path of a rename or copy, new mode) of `git diff --raw -z`."""
     fields = [field.decode("utf-8", "surrogateescape") for field in output.split(b"\0")]
     index = 0
     while index < len(fields) and fields[index].startswith(":"):
-        _, _, _, new_sha, status_field = fields[index][1:].split(" ")
+        _, new_mode, _, new_sha, status_field = fields[index][1:].split(" ")
         status = status_field[0]
         if status in ("R", "C"):
-            yield status, fields[index + 2], new_sha, fields[index + 1]
+            yield status, fields[index + 2], new_sha, fields[index + 1], new_mode
             index += 3
         else:
-            yield status, fields[index + 1], new_sha, None
+            yield status, fields[index + 1], new_sha, None, new_mode
             index += 2
 
 

@@ -296,3 +296,27 @@ def test_a_dirty_edit_that_breaks_a_memory_drops_its_row_until_it_is_reverted(se
     git(root, "checkout", "--", path)
     assert updated_snapshot(root) == rebuilt_snapshot(root, tmp_path)
     assert path in _search_paths(root, "pool ceiling")
+
+
+def test_a_committed_symbolic_link_is_no_memory_to_an_update_as_to_a_rebuild(store_root: Path, tmp_path: Path) -> None:
+    from tests.index.test_search import commit_files, memory_file
+
+    commit_files(
+        store_root,
+        {
+            "areas/real/fact.html": memory_file("Fact", "The heron stands still."),
+            "areas/real/other.html": memory_file("Other", "The egret waits."),
+        },
+    )
+    assert run_cli("index", "update", "--repo", str(store_root)).status == 0
+    (store_root / "areas" / "real" / "link.html").symlink_to("fact.html")
+    (store_root / "areas" / "real" / "other.html").unlink()
+    (store_root / "areas" / "real" / "other.html").symlink_to("fact.html")  # a memory turned into a link
+    git(store_root, "add", "-A", "areas")
+    git(store_root, "commit", "-q", "-m", "links")
+    answer = run_cli("index", "update", "--repo", str(store_root))
+    assert answer.status == 0, answer.stdout + answer.stderr
+    assert answer.data["skipped"] == []
+    with open_database(store_root, read_only=True) as database:
+        assert database.rows("SELECT path FROM files ORDER BY path") == [("areas/real/fact.html",)]
+    assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
