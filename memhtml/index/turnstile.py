@@ -34,7 +34,7 @@ TURNSTILE_SUFFIX = ".turnstile"
 def turnstile(index_file: Path, *, writer: bool, wait_seconds: float) -> Iterator[None]:
     """Pass the turnstile of `index_file` (a reader) or hold it for the block (a writer); after
     `wait_seconds` without it, go on without it."""
-    descriptor = _opened(index_file.with_name(index_file.name + TURNSTILE_SUFFIX))
+    descriptor = _opened(index_file.with_name(index_file.name + TURNSTILE_SUFFIX), create=writer)
     if descriptor is None:
         yield
         return
@@ -47,12 +47,13 @@ def turnstile(index_file: Path, *, writer: bool, wait_seconds: float) -> Iterato
         os.close(descriptor)  # releases a writer's lock with it
 
 
-def _opened(path: Path) -> int | None:
+def _opened(path: Path, *, create: bool) -> int | None:
+    """The turnstile's file, made by the first writer: with none yet, no writer can be waiting."""
     if fcntl is None:
         return None
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError:  # a directory it may not write to: the opens go unordered
+        return os.open(path, (os.O_RDWR | os.O_CREAT if create else os.O_RDONLY) | os.O_CLOEXEC, 0o644)
+    except OSError:  # none yet, or a directory it may not write to: the opens go unordered
         return None
 
 

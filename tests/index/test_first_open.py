@@ -12,6 +12,7 @@ import pytest
 
 from memhtml.contracts.errors import StorageFailure
 from memhtml.index.database import database_paths, open_database
+from memhtml.index.turnstile import TURNSTILE_SUFFIX
 from tests.conftest import run_cli
 
 
@@ -34,8 +35,8 @@ def test_processes_opening_a_store_with_no_index_at_once_never_fail(store_root: 
             out, err = racer.communicate(timeout=120)
             assert racer.returncode == 0, out + err
     leftovers = {path.name for path in store_root.joinpath(".memhtml").iterdir() if path.is_file()}
-    # The two files and, at most, the write-ahead logs their last commits left for the next open: no
-    # private copy of a publish, and no log set aside as another file's.
+    # The two files and, at most, the write-ahead logs their last commits left for the next open and the
+    # writers' turnstile: no private copy of a publish, and no log set aside as another file's.
     assert (
         {"index.duckdb", "state.duckdb"}
         <= leftovers
@@ -44,6 +45,7 @@ def test_processes_opening_a_store_with_no_index_at_once_never_fail(store_root: 
             "state.duckdb",
             "index.duckdb.wal",
             "state.duckdb.wal",
+            "index.duckdb" + TURNSTILE_SUFFIX,
         }
     )
 
@@ -69,7 +71,9 @@ def test_files_created_by_many_threads_at_once_are_one_migrated_pair(tmp_path: P
     with open_database(tmp_path, read_only=True) as database:
         assert database.rows("SELECT id FROM index_state") == [(1,)]
         assert database.value('SELECT count(*) FROM "state".schema_migrations') >= 1
-    assert sorted(path.name for path in index_file.parent.iterdir()) == [index_file.name, state_file.name]
+    turnstile = index_file.name + TURNSTILE_SUFFIX  # the writers' turnstile, made by the first open
+    made = sorted(path.name for path in index_file.parent.iterdir() if path.name != turnstile)
+    assert made == [index_file.name, state_file.name]
 
 
 @pytest.mark.parametrize("plane", ["index", "state"])
