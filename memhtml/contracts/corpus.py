@@ -73,8 +73,8 @@ class CorpusReader(Protocol):
     def worktree_blob_ids(self, paths: Sequence[str]) -> dict[str, str]:
         """The blob sha each working-tree file would have, keyed by path (files that exist; no git process)."""
 
-    def ignored(self, paths: Sequence[str]) -> set[str]:
-        """Those of `paths` that git ignores (untracked, matched by an ignore rule): what `dirty` never lists."""
+    def dirty_among(self, paths: Sequence[str]) -> list[DirtyEntry]:
+        """What `dirty` would list of `paths` alone (git decides: ignore rules, skip-worktree, filters)."""
 
     def resolve_commit(self, reference: str) -> tuple[str, str] | None:
         """(full sha, committer instant) of a commit reference, or None if it names no commit."""

@@ -316,7 +316,7 @@ def _project_changed_paths_on_disk(
     whose bytes on disk are not HEAD's (a `reset` that kept the changes, a partial commit, a file taken
     out of git that stays on disk) is projected from disk, as a scan would, not left with HEAD's text.
     Only those paths are looked at (hashed here), and not the ones whose bytes the caller committed itself
-    (`known`); git is asked only whether a file a commit removed and the disk kept is ignored. Returns the
+    (`known`); git's status is asked only about the ones whose bytes differ (a rare state). Returns the
     watermark's dirty paths, sorted, or None when the pass changed none of them."""
     expected: dict[str, str | None] = {}
     for change in changes:
@@ -329,10 +329,9 @@ def _project_changed_paths_on_disk(
     if not expected:
         return sorted(report.from_disk) if report.from_disk != set(report.previously_dirty) else None
     on_disk = reader.worktree_blob_ids(list(expected))
+    # Bytes that differ are only a hint (a filter, a sparse checkout, an ignored file): git decides.
     differing = [path for path, blob in expected.items() if on_disk.get(path) != blob]
-    untracked = [path for path in differing if expected[path] is None]
-    ignored = reader.ignored(untracked) if untracked else set()
-    entries = [DirtyEntry(path, deleted=path not in on_disk) for path in differing if path not in ignored]
+    entries = reader.dirty_among(differing) if differing else []
     previously = sorted(set(report.previously_dirty).intersection(expected))
     _project_working_tree(database, reader, head, entries, previously_dirty=previously, now=now, report=report)
     return sorted(report.from_disk) if report.from_disk != set(report.previously_dirty) else None

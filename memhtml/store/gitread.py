@@ -26,6 +26,10 @@ _BUCKETS = ("projects", "areas", "resources", "archive")
 SYMLINK_MODE = "120000"
 # A large store's scan of its tracked files (the untracked ones are walked apart): the `git status` that
 # stats every tracked file, which the index benchmark also times alone.
+# Up to this many paths, or bytes of them, `dirty_among` names them to `git status`; past it, the
+# buckets' status is asked (Linux allows 2 MiB of arguments).
+PATHS_ASKED_LIMIT: Final[int] = 2_000
+PATHS_ASKED_BYTES: Final[int] = 256 * 1024
 TRACKED_STATUS: Final[tuple[str, ...]] = (
     "status",
     "--porcelain=v1",
@@ -325,6 +329,10 @@ class GitCorpusReader:
             records = scanned if scanned_at == indexed else None
         if records is None:
             records = status_records(self.root)
+        return self._entries(records)
+
+    def _entries(self, records: Iterable[tuple[str, str]]) -> list[DirtyEntry]:
+        """The memory paths of `git status` records, unmerged ones left out (a conflict is not an edit)."""
         return [
             DirtyEntry(path, deleted="D" in code or not is_regular_file(self.root, path))
             for code, path in records
@@ -364,13 +372,14 @@ class GitCorpusReader:
                 ids[path] = blob_id(data)
         return ids
 
-    def ignored(self, paths: Sequence[str]) -> set[str]:
+    def dirty_among(self, paths: Sequence[str]) -> list[DirtyEntry]:
         if not paths:
-            return set()
-        listing = b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
-        # Each name is taken as a path (no pattern magic, which `check-ignore` refuses); exit 1: none is ignored.
-        found = run_git(self.root, ["check-ignore", "-z", "--stdin"], stdin=listing, ok_statuses=(0, 1)).stdout
-        return {name.decode("utf-8", "surrogateescape") for name in found.split(b"\0") if name}
+            return []
+        if len(paths) > PATHS_ASKED_LIMIT or sum(len(path) + 1 for path in paths) > PATHS_ASKED_BYTES:
+            asked = set(paths)  # past a command line's room: the buckets' status, kept to these paths
+            return [entry for entry in self._entries(status_records(self.root)) if entry.path in asked]
+        arguments = ["--literal-pathspecs", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
+        return self._entries(_parsed_status(run_git(self.root, [*arguments, "--", *paths]).stdout))
 
     def moved_from(self, path: str, since: str | None = None) -> tuple[str, str | None] | None:
         literal = ":(literal)" + path  # a path is a name, never a pattern (`[x].html`)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from memhtml.contracts.corpus import DirtyEntry
 from memhtml.index.database import open_database
 from tests.conftest import git, run_cli
 from tests.index.test_indexer import rebuilt_snapshot, snapshot
@@ -111,3 +114,44 @@ def test_a_rename_with_an_edit_leaves_no_vector_of_the_old_text(store_root: Path
     with open_database(store_root, read_only=True) as database:
         hashes = database.rows("SELECT content_hash FROM files")
         assert database.rows("SELECT DISTINCT content_hash FROM chunk_vectors") == hashes
+
+
+def test_a_committed_file_a_sparse_checkout_leaves_off_the_disk_stays_indexed(store_root: Path, tmp_path: Path) -> None:
+    index_update(store_root)
+    commit_files(
+        store_root,
+        {
+            "areas/kept/p.html": memory_file("P", "The pelican wades."),
+            "areas/away/q.html": memory_file("Q", "The quail."),
+        },
+    )
+    git(store_root, "sparse-checkout", "set", "--no-cone", "/*", "!/areas/away/")
+    assert not (store_root / "areas" / "away" / "q.html").exists()
+    assert listed(store_root) == ["areas/away/q.html", "areas/kept/p.html"]
+    assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
+
+
+@pytest.mark.parametrize("limit", [2_000, 1], ids=["paths named", "past the limit: the buckets' status"])
+def test_dirty_among_answers_as_the_whole_status_would(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    from memhtml.store import gitread
+
+    commit_files(
+        store_root,
+        {"areas/a/p.html": memory_file("P", "The pelican."), "areas/a/q.html": memory_file("Q", "The quail.")},
+    )
+    (store_root / "areas" / "a" / "p.html").write_text(memory_file("P", "The pelican wades."))
+    (store_root / "areas" / "a" / "q.html").unlink()
+    (store_root / "areas" / "a" / "n.html").write_text(memory_file("N", "The narwhal."))
+    (store_root / "areas" / "a" / ".gitignore").write_text("i.html\n")
+    (store_root / "areas" / "a" / "i.html").write_text(memory_file("I", "The ibis."))
+    monkeypatch.setattr(gitread, "PATHS_ASKED_LIMIT", limit)
+    reader = gitread.GitCorpusReader(store_root)
+    asked = ["areas/a/p.html", "areas/a/q.html", "areas/a/n.html", "areas/a/i.html", "areas/a/clean.html"]
+    assert sorted(reader.dirty_among(asked)) == [
+        DirtyEntry("areas/a/n.html", deleted=False),
+        DirtyEntry("areas/a/p.html", deleted=False),
+        DirtyEntry("areas/a/q.html", deleted=True),
+    ]
+    assert reader.dirty_among(["areas/a/p.html"]) == [DirtyEntry("areas/a/p.html", deleted=False)]
