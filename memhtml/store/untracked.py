@@ -22,7 +22,9 @@ them (ext4, xfs, tmpfs), else by reading it.
 
 A directory holding a `.git` is followed like any other: git enters it or lists it as one entry
 depending on git's index and on whether the `.git` is a repository, which can change while the
-directory does not, so a path asked about is asked with each such directory above it. A bucket that
+directory does not, so a path asked about is asked with each such directory above it, and a path that
+left git's index is asked about while such a directory lies above it, even once the file is gone from the
+disk (with no entry of the index below it, git lists that directory as one entry). A bucket that
 is not a directory is always asked about. A sparse checkout, whose `.gitignore` files git may read
 from its index, walks everything each time.
 
@@ -95,14 +97,14 @@ class _Plan:
         return any(directory in self._changed for directory in _ancestors(path))
 
     def pathspecs(self, root: Path) -> list[str]:
-        """What git is asked: the changed directories, and each suspect with every directory above it
-        that holds a `.git` (git may list that directory in the suspect's place)."""
-        asked = {f"{directory}/" for directory in self.changed}
-        for path in self.suspects:
+        """What git is asked: the changed directories and the suspects, each with every directory above it
+        that holds a `.git` (git may list that directory in its place, and asked below it alone, answers
+        as if it were no repository: it did not list an untracked file in a changed directory there)."""
+        asked: set[str] = set()
+        holds_git = _Listable(root).git_inside
+        for path in [*(f"{directory}/" for directory in self.changed), *self.suspects]:
             asked.add(path)
-            asked.update(
-                f"{directory}/" for directory in _ancestors(path) if os.path.lexists(root / directory / ".git")
-            )
+            asked.update(f"{directory}/" for directory in _ancestors(path) if holds_git(directory))
         return sorted(asked)
 
 
@@ -138,7 +140,8 @@ class UntrackedWalk:
                 if deleted is None:
                     plan.everything = True
                 else:
-                    plan.suspects.update(p for p in deleted if not plan.covers(p) and _exists(self._root, p))
+                    listable = _Listable(self._root)
+                    plan.suspects.update(p for p in deleted if not plan.covers(p) and listable(p))
             too_many = len(plan.suspects) + len(plan.changed) > SUSPECTS_LIMIT
             pathspecs = [] if plan.everything or too_many else plan.pathspecs(self._root)
             if too_many or _too_many(pathspecs):
@@ -200,7 +203,8 @@ class UntrackedWalk:
         found = set(self._found)
         # A path taken out of git's index (`git rm --cached`) in a directory that did not change.
         unstaged = _Plan(everything=False, started=plan.started)
-        unstaged.suspects = {p for p in index_only if not plan.covers(p) and p not in found and _exists(self._root, p)}
+        listable = _Listable(self._root)
+        unstaged.suspects = {p for p in index_only if not plan.covers(p) and p not in found and listable(p)}
         if len(unstaged.suspects) > SUSPECTS_LIMIT:
             found.update(_others(self._root, self._buckets))
         elif unstaged.suspects:
@@ -426,6 +430,25 @@ def _index_only(tracked_status: bytes) -> list[str]:
 
 def _exists(root: Path, path: str) -> bool:
     return os.path.lexists(root / path)
+
+
+class _Listable:
+    """Whether git could list a path that left its index (or HEAD) as untracked: the file is still on
+    disk, or a directory above it holds a `.git`, which git lists as one entry once no entry of its index
+    lies below it (a removed file that is gone from the disk can still make its directory untracked)."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._holds_git: dict[str, bool] = {}
+
+    def __call__(self, path: str) -> bool:
+        return _exists(self._root, path) or any(self.git_inside(directory) for directory in _ancestors(path))
+
+    def git_inside(self, directory: str) -> bool:
+        found = self._holds_git.get(directory)
+        if found is None:
+            found = self._holds_git[directory] = os.path.lexists(self._root / directory / ".git")
+        return found
 
 
 def _read_memo(file: Path) -> _Memo | None:

@@ -384,6 +384,43 @@ def test_a_repository_made_inside_a_tracked_directory_is_still_entered(
     assert settled(root)[0] == truth(root) == ["projects/alpha/"]
 
 
+@pytest.mark.parametrize("inner", ["fresh.html", "new/fresh.html"])
+def test_a_new_file_in_an_untracked_directory_below_an_entered_repository_is_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inner: str
+) -> None:
+    # Git enters `projects/alpha` (its index holds paths below it) but, asked about a directory below it
+    # that holds no tracked path, alone, treats `projects/alpha` as a repository of its own and lists
+    # nothing there.
+    root = fresh_repository(tmp_path, monkeypatch)
+    git(root / "projects" / "alpha", "init", "-q")
+    (root / "projects" / "alpha" / "empty").mkdir()
+    assert settled(root)[0] == truth(root) == []
+    target = root / "projects" / "alpha" / "empty" / inner
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("new\n")
+    answer, everything = settled(root)
+    assert (answer, everything) == (truth(root), False)
+    assert truth(root) == [f"projects/alpha/empty/{inner}"]
+
+
+@pytest.mark.parametrize("committed", [False, True])
+def test_a_repository_whose_last_tracked_file_left_the_index_is_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, committed: bool
+) -> None:
+    # The tracked file is gone from the disk first, so its removal from git's index (staged, or
+    # committed too) changes no directory the walk stats: only the `.git` above it tells.
+    root = fresh_repository(tmp_path, monkeypatch)
+    (root / "areas" / "inbox" / "kept.html").unlink()
+    git(root / "areas" / "inbox", "init", "-q")
+    assert settled(root)[0] == truth(root) == []
+    git(root, "rm", "-q", "--cached", "areas/inbox/kept.html")
+    if committed:
+        git(root, "commit", "-qm", "the last file below the repository leaves")
+    answer, everything = settled(root)
+    assert (answer, everything) == (truth(root), False)
+    assert truth(root) == ["areas/inbox/"]
+
+
 def test_a_git_directory_that_is_no_repository_is_entered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = fresh_repository(tmp_path, monkeypatch)
     (root / "areas" / "inbox" / "sub" / ".git").mkdir(parents=True)
