@@ -99,7 +99,7 @@ def status_records(root: Path, head: str | None = None, diffs: TreeDiffs | None 
     from memhtml.store.untracked import UntrackedWalk  # only a large store's scan needs it
 
     walk = UntrackedWalk(
-        root, _BUCKETS, head_sha(root) if head is None else head, (diffs or TreeDiffs(root)).removed_paths
+        root, _BUCKETS, head_sha(root) if head is None else head, (diffs or TreeDiffs(root)).paths_moved
     )
     try:
         tracked = run_git(root, TRACKED_STATUS).stdout
@@ -198,14 +198,21 @@ class TreeDiffs:
                 changes.append(TreeChange(kind, path, None if kind == "D" else new_sha))
         return changes
 
-    def removed_paths(self, old: str, new: str) -> list[str]:
-        """Every path under the buckets that `old` holds and `new` does not, memory-shaped or not: the
-        deleted ones and the sources of renames. Raises GitFailure when git cannot tell."""
-        return [
-            source if status == "R" and source is not None else path
-            for status, path, _, source, _ in _raw_records(self._raw(old, new))
-            if status in ("D", "R")
-        ]
+    def paths_moved(self, old: str, new: str) -> tuple[list[str], list[str]]:
+        """Every path under the buckets that `old` holds and `new` does not (deleted, or the source of a
+        rename), and every one `new` holds and `old` does not (added, copied, or a rename's
+        destination), memory-shaped or not. Raises GitFailure when git cannot tell."""
+        removed: list[str] = []
+        added: list[str] = []
+        for status, path, _, source, _ in _raw_records(self._raw(old, new)):
+            if status == "D":
+                removed.append(path)
+            elif status in ("A", "C"):
+                added.append(path)
+            elif status == "R" and source is not None:
+                removed.append(source)
+                added.append(path)
+        return removed, added
 
 
 def _raw_records(output: bytes) -> Iterator[tuple[str, str, str, str | None, str]]:

@@ -176,4 +176,4 @@ def test_a_diff_git_cannot_answer_fails_each_asker(store_root: Path) -> None:
         with pytest.raises(GitFailure):
             diffs.changes("0" * 40, head)
         with pytest.raises(GitFailure):
-            diffs.removed_paths("0" * 40, head)
+            diffs.paths_moved("0" * 40, head)

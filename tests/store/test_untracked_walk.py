@@ -48,7 +48,7 @@ def truth(root: Path) -> list[str]:
 
 def walked(root: Path) -> tuple[list[str], bool]:
     """The walk's answer, and whether it asked git about everything."""
-    walk = UntrackedWalk(root, BUCKETS, head_sha(root), TreeDiffs(root).removed_paths)
+    walk = UntrackedWalk(root, BUCKETS, head_sha(root), TreeDiffs(root).paths_moved)
     status = subprocess.run(
         [
             "git",
@@ -264,6 +264,129 @@ def test_a_walk_with_no_change_asks_git_nothing(tmp_path: Path, monkeypatch: pyt
     calls.clear()
     assert walked(root) == ([], False)
     assert calls == []
+
+
+def names_read_from_head(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The directories whose names the walk reads from HEAD's tree (`ls-tree`) from now on, in order."""
+    calls: list[list[str]] = []
+    real = untracked._named_in_head
+
+    def counted(root: Path, head: str, listings: dict[str, list[bytes]], known: dict[str, set[str]]) -> set[str]:
+        calls.append(sorted(listings))
+        return real(root, head, listings, known)
+
+    monkeypatch.setattr(untracked, "_named_in_head", counted)
+    return calls
+
+
+def commit_new(root: Path, path: str) -> None:
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(f"{path}\n", encoding="utf-8")
+    git(root, "add", "--", path)
+    git(root, "commit", "-qm", f"add {path}")
+
+
+def test_a_commit_into_a_clean_directory_is_answered_by_its_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    walks = questions_to_git(monkeypatch)
+    reads = names_read_from_head(monkeypatch)
+    # The first time, HEAD's names are read and compared with the directory's; git walks nothing.
+    commit_new(root, "areas/inbox/first.html")
+    assert settled(root) == (truth(root), False) == ([], False)
+    assert (walks, reads) == ([], [["areas/inbox"]])
+    # Then the directory is known clean: its count, give or take the commits' names, is enough.
+    reads.clear()
+    commit_new(root, "areas/inbox/second.html")
+    git(root, "mv", "areas/inbox/first.html", "areas/inbox/renamed.html")
+    git(root, "commit", "-qm", "rename")
+    assert settled(root) == (truth(root), False) == ([], False)
+    assert (walks, reads) == ([], [])
+    # A name the commits do not explain sends the directory to git's walk.
+    commit_new(root, "areas/inbox/third.html")
+    (root / "areas" / "inbox" / "loose.html").write_text("loose\n")
+    assert settled(root) == (truth(root), False) == (["areas/inbox/loose.html"], False)
+    assert walks == [["areas/inbox/"]]
+
+
+@pytest.mark.parametrize("flip", ["file becomes a directory", "directory becomes a file"])
+def test_a_name_that_changed_kind_in_a_clean_directory_is_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flip: str
+) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    commit_new(root, "projects/alpha/first.html")
+    assert settled(root)[0] == truth(root)
+    commit_new(root, "projects/alpha/second.html")
+    assert settled(root)[0] == truth(root)  # counted clean now
+    if flip == "file becomes a directory":
+        (root / "projects" / "alpha" / "second.html").unlink()
+        (root / "projects" / "alpha" / "second.html").mkdir()
+        (root / "projects" / "alpha" / "second.html" / "inside.html").write_text("inside\n")
+        expected = ["projects/alpha/second.html/inside.html"]
+    else:
+        shutil.rmtree(root / "projects" / "alpha" / "deep")
+        (root / "projects" / "alpha" / "deep").write_text("a file now\n")
+        expected = ["projects/alpha/deep"]
+    commit_new(root, "areas/inbox/elsewhere.html")
+    assert settled(root) == (truth(root), False)
+    assert truth(root) == expected
+
+
+def test_a_committed_removal_kept_on_disk_then_swapped_for_another_file_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The count of a clean directory must not survive HEAD dropping one of its names: here the name goes
+    # from the disk later, and an untracked file of the same count takes its place.
+    root = fresh_repository(tmp_path, monkeypatch)
+    commit_new(root, "areas/inbox/first.html")
+    assert settled(root)[0] == truth(root)
+    commit_new(root, "areas/inbox/second.html")
+    assert settled(root)[0] == truth(root)
+    git(root, "rm", "-q", "--cached", "areas/inbox/first.html")
+    git(root, "commit", "-qm", "stop tracking first")
+    assert settled(root) == (truth(root), False) == (["areas/inbox/first.html"], False)
+    (root / "areas" / "inbox" / "first.html").unlink()
+    (root / "areas" / "inbox" / "swapped.html").write_text("swapped\n")
+    assert settled(root) == (truth(root), False) == (["areas/inbox/swapped.html"], False)
+
+
+def test_an_ignored_file_that_left_head_then_swapped_for_an_untracked_one_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An ignored file is never listed, so only the commit that dropped it from HEAD can tell that the
+    # directory's count no longer stands for names HEAD holds.
+    root = tmp_path / "store"
+    make_repository(root)
+    (root / ".gitignore").write_text(".memhtml/\n*.tmp\n", encoding="utf-8")
+    (root / "areas" / "inbox" / "scratch.tmp").write_text("scratch\n")
+    git(root, "add", "-f", "--", ".gitignore", "areas/inbox/scratch.tmp")
+    git(root, "commit", "-qm", "a tracked file the rules ignore")
+    monkeypatch.setattr(untracked, "RACY_NANOSECONDS", 0)
+    assert settled(root)[0] == truth(root)
+    commit_new(root, "areas/inbox/first.html")
+    assert settled(root)[0] == truth(root)  # counted clean
+    git(root, "rm", "-q", "--cached", "areas/inbox/scratch.tmp")
+    git(root, "commit", "-qm", "stop tracking the scratch file")
+    assert settled(root) == (truth(root), False) == ([], False)
+    (root / "areas" / "inbox" / "scratch.tmp").unlink()
+    (root / "areas" / "inbox" / "swapped.html").write_text("swapped\n")
+    assert settled(root) == (truth(root), False) == (["areas/inbox/swapped.html"], False)
+
+
+def test_a_vanished_subdirectory_swapped_for_an_untracked_file_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = fresh_repository(tmp_path, monkeypatch)
+    (root / "areas" / "inbox" / "empty").mkdir()
+    assert settled(root)[0] == truth(root)
+    commit_new(root, "areas/inbox/first.html")
+    assert settled(root)[0] == truth(root)
+    commit_new(root, "areas/inbox/second.html")
+    assert settled(root)[0] == truth(root)  # counted clean, the empty subdirectory among its names
+    (root / "areas" / "inbox" / "empty").rmdir()
+    (root / "areas" / "inbox" / "swapped.html").write_text("swapped\n")
+    assert settled(root) == (truth(root), False) == (["areas/inbox/swapped.html"], False)
 
 
 def test_a_directory_changed_within_the_racy_window_is_walked_again(tmp_path: Path) -> None:
