@@ -9,7 +9,7 @@ about the directories whose stat changed and about the suspect paths below, noth
 
 A changed directory whose names are all ones HEAD holds there (or known subdirectories) holds no
 untracked file, and git is not asked about it: the first time, HEAD's names there are read and compared
-with the directory's listing; afterwards its count of names, give or take the names the commits since
+with the directory's listing; afterwards a tally of its names, give or take the names the commits since
 added and removed there, is enough (`_answered_by_listing`).
 
 Git decides every other answer. What can change a file's answer without changing its directory is asked
@@ -46,6 +46,7 @@ import os
 import stat
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -77,8 +78,8 @@ class _Memo(NamedTuple):
     untracked: list[str]
     index_only: list[str]  # paths whose place in git's index `git status` showed as differing from HEAD
     # The directories whose every name was, at the walk, one HEAD holds there or a known subdirectory,
-    # by how many names they held (`_answered_by_listing`).
-    clean_counts: dict[str, int]
+    # with the tally of their names (`_answered_by_listing`).
+    clean_tallies: dict[str, list[int]]
 
 
 class _Plan:
@@ -98,7 +99,7 @@ class _Plan:
         self.suspects: set[str] = set()
         # Changed directories told by their listing to hold no untracked file (`_answered_by_listing`).
         self.listed: set[str] = set()
-        self.clean_counts: dict[str, int] = {}
+        self.clean_tallies: dict[str, list[int]] = {}
 
     def covers(self, path: str) -> bool:
         """Whether git's walk of this plan answers for `path`."""
@@ -230,9 +231,8 @@ class UntrackedWalk:
         unstaged = _Plan(everything=False, started=plan.started)
         listable = _Listable(self._root)
         unstaged.suspects = {p for p in index_only if not plan.covers(p) and p not in found and listable(p)}
-        # A listed directory where git's status shows a path of HEAD's missing is walked after all: a count
-        # cannot tell a name that went from one that came, and a file that became a directory, or the
-        # reverse, shows as deleted too.
+        # A listed directory where git's status shows a path of HEAD's missing is walked after all: a file
+        # that became a directory, or the reverse, keeps its name, and shows as deleted.
         deleted = _deleted(tracked_status)
         if plan.listed:
             unstaged.changed = _outermost(_missing_in(plan.listed, deleted))
@@ -253,7 +253,7 @@ class UntrackedWalk:
                     directories=plan.directories,
                     untracked=untracked,
                     index_only=index_only,
-                    clean_counts=plan.clean_counts,
+                    clean_tallies=plan.clean_tallies,
                 ),
             )
         return untracked
@@ -290,6 +290,7 @@ def _follow_directories(root: Path, buckets: Sequence[str], memo: _Memo, plan: _
         present = set(_subdirectories(root, directory))
         for child in present - set(known):
             _discover(root, child, plan)
+            plan.changed.append(child)  # walked whole: the listing of its parent cannot answer for it
         vanished.update(child for child in known if child not in present)
     for directory in vanished:
         for gone in [directory, *_below(directory, memo.directories)]:
@@ -311,34 +312,36 @@ def _answered_by_listing(
     root: Path, head: str | None, memo: _Memo, plan: _Plan, *, deleted: Sequence[str], added: Sequence[str]
 ) -> set[str]:
     """The changed directories that hold no untracked file of their own, told without git's walk, and
-    `plan.clean_counts` for the next walk.
+    `plan.clean_tallies` for the next walk.
 
     A directory is clean when every name in it is one HEAD's tree holds there or a subdirectory the memo
-    knows (stat'ed on its own) with no `.git` in it; it is counted then. A directory the memo counted
-    clean is clean again when it holds exactly as many names as then, give or take the names the commits
-    since added and removed there, and no subdirectory it had vanished: a name that came otherwise
-    (an untracked, ignored or staged file, a new subdirectory) would have to replace one that went, and a
-    name of HEAD's that went shows in `git status` as deleted (`finish` then walks the directory), and so
-    does a name of HEAD's that changed kind (a file that became a directory, or the reverse). Otherwise
-    HEAD's names there are read (`ls-tree`) and compared with the listing. A directory that held an
-    untracked file at the last walk (it likely still does), or holds a name neither way explains, is left
-    to git's walk. A directory whose names HEAD changed while it did not is counted again the next time it
+    knows (stat'ed on its own) with no `.git` in it; its names are tallied then (`_tally`: how many, and
+    the sum of their CRC-32s). A directory the memo tallied clean is clean again when its names tally as
+    then, give or take the names the commits since added and removed there, and no subdirectory it had
+    vanished: a name that came or went otherwise (an untracked, ignored or staged file, a new
+    subdirectory, a file git's status does not look at) changes the tally. A name of HEAD's that changed
+    kind keeps it (a file that became a directory, or the reverse): `git status` shows that as a deleted
+    path, and `finish` then walks the directory; a new subdirectory is walked whole. Otherwise HEAD's
+    names there are read (`ls-tree`) and compared with the listing. A directory that held an untracked
+    file at the last walk (it likely still does), or holds a name neither way explains, is left to git's
+    walk. A directory whose names HEAD changed while it did not is compared again the next time it
     changes (a committed removal of a file that stays on disk leaves a name HEAD no longer holds).
 
     At 100k files, after a commit into a directory of 30k: git's walk read the 12.5 MB index and the
-    directory (≈45 ms of CPU beside the update's `git status`); a count lists the directory only."""
-    moved_into: dict[str, int] = {}
-    for path in added:
-        moved_into[_parent(path)] = moved_into.get(_parent(path), 0) + 1
-    for path in deleted:
-        moved_into[_parent(path)] = moved_into.get(_parent(path), 0) - 1
-    touched = {_parent(path) for path in [*added, *deleted]}
+    directory (≈45 ms of CPU beside the update's `git status`); a tally lists the directory only."""
+    moved_into: dict[str, list[int]] = {}
+    for paths, sign in ((added, 1), (deleted, -1)):
+        for path in paths:
+            parent, _, name = path.rpartition("/")
+            tally = moved_into.setdefault(parent, [0, 0])
+            tally[0] += sign
+            tally[1] += sign * zlib.crc32(os.fsencode(name))
     changed = set(plan.changed)
-    # Counts of the directories that did not change carry over, unless HEAD's names there did.
-    plan.clean_counts = {
-        directory: count
-        for directory, count in memo.clean_counts.items()
-        if directory in plan.directories and directory not in changed and directory not in touched
+    # Tallies of the directories that did not change carry over, unless HEAD's names there did.
+    plan.clean_tallies = {
+        directory: tally
+        for directory, tally in memo.clean_tallies.items()
+        if directory in plan.directories and directory not in changed and directory not in moved_into
     }
     if head is None or not plan.changed:
         return set()
@@ -355,23 +358,31 @@ def _answered_by_listing(
             present = os.listdir(os.fsencode(root / directory))
         except OSError:
             continue
-        count = memo.clean_counts.get(directory)
+        now = _tally(present)
+        before = memo.clean_tallies.get(directory)
+        moved = moved_into.get(directory, [0, 0])
         if (
-            count is not None
-            and len(present) == count + moved_into.get(directory, 0)
+            before is not None
+            and now == [before[0] + moved[0], before[1] + moved[1]]
             and all(child in plan.directories for child in known.get(directory, ()))
             and b".git" not in present
         ):
             answered.add(directory)
-            plan.clean_counts[directory] = len(present)
+            plan.clean_tallies[directory] = now
         else:
             to_compare[directory] = present
     if not to_compare:
         return answered
     for directory in _named_in_head(root, head, to_compare, known):
         answered.add(directory)
-        plan.clean_counts[directory] = len(to_compare[directory])
+        plan.clean_tallies[directory] = _tally(to_compare[directory])
     return answered
+
+
+def _tally(names: list[bytes]) -> list[int]:
+    """How many `names`, and the sum of their CRC-32s: a name that came and one that went change it unless
+    their checksums are equal (one chance in 2**32)."""
+    return [len(names), sum(map(zlib.crc32, names))]
 
 
 def _named_in_head(root: Path, head: str, listings: dict[str, list[bytes]], known: dict[str, set[str]]) -> set[str]:
@@ -640,7 +651,7 @@ def _read_memo(file: Path) -> _Memo | None:
             directories={k: (v[0], v[1], v[2], v[3], bool(v[4])) for k, v in raw["directories"].items()},
             untracked=list(raw["untracked"]),
             index_only=list(raw["index_only"]),
-            clean_counts={str(k): int(v) for k, v in raw["clean_counts"].items()},
+            clean_tallies={str(k): [int(v[0]), int(v[1])] for k, v in raw["clean_tallies"].items()},
         )
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None

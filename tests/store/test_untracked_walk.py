@@ -389,6 +389,54 @@ def test_a_vanished_subdirectory_swapped_for_an_untracked_file_is_found(
     assert settled(root) == (truth(root), False) == (["areas/inbox/swapped.html"], False)
 
 
+def test_a_new_directory_whose_name_head_holds_is_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its parent's names are all HEAD's, but what the new directory holds besides is no listing's to tell.
+    root = fresh_repository(tmp_path, monkeypatch)
+    commit_new(root, "areas/inbox/first.html")
+    assert settled(root)[0] == truth(root)
+    (root / "areas" / "inbox" / "new").mkdir()
+    (root / "areas" / "inbox" / "new" / "loose.html").write_text("loose\n")
+    commit_new(root, "areas/inbox/new/tracked.html")
+    assert settled(root) == (truth(root), False) == (["areas/inbox/new/loose.html"], False)
+    assert settled(root) == (truth(root), False)
+
+
+def test_a_directory_that_became_a_submodule_beside_an_untracked_file_is_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The commit adds the name `m` (a submodule) that the directory already held (a directory): the
+    # tally, not the count of names alone, tells that the untracked file is no committed one.
+    root = fresh_repository(tmp_path, monkeypatch)
+    commit_new(root, "areas/inbox/m/y.html")
+    assert settled(root)[0] == truth(root)
+    commit_new(root, "areas/inbox/b.html")
+    assert settled(root)[0] == truth(root)  # tallied clean
+    inner = root / "areas" / "inbox" / "m"
+    git(inner, "init", "-q")
+    git(inner, "add", "-A")
+    git(inner, "commit", "-qm", "inside")
+    git(root, "rm", "-r", "-q", "--cached", "areas/inbox/m")
+    git(root, "add", "areas/inbox/m")
+    git(root, "commit", "-qm", "a submodule now")
+    (root / "areas" / "inbox" / "loose.html").write_text("loose\n")
+    assert settled(root) == (truth(root), False) == (["areas/inbox/loose.html"], False)
+
+
+@pytest.mark.parametrize("flag", ["--skip-worktree", "--assume-unchanged"])
+def test_a_file_git_status_does_not_look_at_swapped_for_an_untracked_one_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str
+) -> None:
+    # No status shows the tracked file gone: only the tally of the directory's names does.
+    root = fresh_repository(tmp_path, monkeypatch)
+    for name in ("a", "b", "c"):  # a full walk, a comparison with HEAD's names, then a tally
+        commit_new(root, f"areas/inbox/{name}.html")
+        assert settled(root)[0] == truth(root)
+    git(root, "update-index", flag, "areas/inbox/a.html")
+    (root / "areas" / "inbox" / "a.html").unlink()
+    (root / "areas" / "inbox" / "loose.html").write_text("loose\n")
+    assert settled(root) == (truth(root), False) == (["areas/inbox/loose.html"], False)
+
+
 def test_a_directory_changed_within_the_racy_window_is_walked_again(tmp_path: Path) -> None:
     root = tmp_path / "store"
     make_repository(root)  # every directory was written just now
