@@ -286,6 +286,16 @@ def commit_new(root: Path, path: str) -> None:
     git(root, "commit", "-qm", f"add {path}")
 
 
+def tallied_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *paths: str) -> Path:
+    """A store where each of `paths` was committed and walked in turn: after two commits into a directory,
+    it was compared with HEAD's names and then tallied clean."""
+    root = fresh_repository(tmp_path, monkeypatch)
+    for path in paths:
+        commit_new(root, path)
+        assert settled(root)[0] == truth(root)
+    return root
+
+
 def test_a_commit_into_a_clean_directory_is_answered_by_its_listing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -296,7 +306,7 @@ def test_a_commit_into_a_clean_directory_is_answered_by_its_listing(
     commit_new(root, "areas/inbox/first.html")
     assert settled(root) == (truth(root), False) == ([], False)
     assert (walks, reads) == ([], [["areas/inbox"]])
-    # Then the directory is known clean: its count, give or take the commits' names, is enough.
+    # Then the directory is known clean: its tally, give or take the commits' names, is enough.
     reads.clear()
     commit_new(root, "areas/inbox/second.html")
     git(root, "mv", "areas/inbox/first.html", "areas/inbox/renamed.html")
@@ -314,11 +324,7 @@ def test_a_commit_into_a_clean_directory_is_answered_by_its_listing(
 def test_a_name_that_changed_kind_in_a_clean_directory_is_walked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flip: str
 ) -> None:
-    root = fresh_repository(tmp_path, monkeypatch)
-    commit_new(root, "projects/alpha/first.html")
-    assert settled(root)[0] == truth(root)
-    commit_new(root, "projects/alpha/second.html")
-    assert settled(root)[0] == truth(root)  # counted clean now
+    root = tallied_clean(tmp_path, monkeypatch, "projects/alpha/first.html", "projects/alpha/second.html")
     if flip == "file becomes a directory":
         (root / "projects" / "alpha" / "second.html").unlink()
         (root / "projects" / "alpha" / "second.html").mkdir()
@@ -333,43 +339,27 @@ def test_a_name_that_changed_kind_in_a_clean_directory_is_walked(
     assert truth(root) == expected
 
 
-def test_a_committed_removal_kept_on_disk_then_swapped_for_another_file_is_found(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("ignored", [False, True])
+def test_a_file_that_left_head_but_stayed_then_swapped_for_an_untracked_one_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ignored: bool
 ) -> None:
-    # The count of a clean directory must not survive HEAD dropping one of its names: here the name goes
-    # from the disk later, and an untracked file of the same count takes its place.
-    root = fresh_repository(tmp_path, monkeypatch)
-    commit_new(root, "areas/inbox/first.html")
-    assert settled(root)[0] == truth(root)
-    commit_new(root, "areas/inbox/second.html")
-    assert settled(root)[0] == truth(root)
-    git(root, "rm", "-q", "--cached", "areas/inbox/first.html")
-    git(root, "commit", "-qm", "stop tracking first")
-    assert settled(root) == (truth(root), False) == (["areas/inbox/first.html"], False)
-    (root / "areas" / "inbox" / "first.html").unlink()
-    (root / "areas" / "inbox" / "swapped.html").write_text("swapped\n")
-    assert settled(root) == (truth(root), False) == (["areas/inbox/swapped.html"], False)
-
-
-def test_an_ignored_file_that_left_head_then_swapped_for_an_untracked_one_is_found(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # An ignored file is never listed, so only the commit that dropped it from HEAD can tell that the
-    # directory's count no longer stands for names HEAD holds.
+    # A clean directory's tally must not stand for names HEAD holds once HEAD dropped one that stayed on
+    # disk (an ignored one is never listed): the name goes from the disk later, an untracked file comes.
     root = tmp_path / "store"
     make_repository(root)
+    name = "scratch.tmp" if ignored else "first.html"
     (root / ".gitignore").write_text(".memhtml/\n*.tmp\n", encoding="utf-8")
-    (root / "areas" / "inbox" / "scratch.tmp").write_text("scratch\n")
-    git(root, "add", "-f", "--", ".gitignore", "areas/inbox/scratch.tmp")
-    git(root, "commit", "-qm", "a tracked file the rules ignore")
+    (root / "areas" / "inbox" / name).write_text("kept\n")
+    git(root, "add", "-f", "--", ".gitignore", f"areas/inbox/{name}")
+    git(root, "commit", "-qm", "a file that will leave HEAD")
     monkeypatch.setattr(untracked, "RACY_NANOSECONDS", 0)
     assert settled(root)[0] == truth(root)
-    commit_new(root, "areas/inbox/first.html")
-    assert settled(root)[0] == truth(root)  # counted clean
-    git(root, "rm", "-q", "--cached", "areas/inbox/scratch.tmp")
-    git(root, "commit", "-qm", "stop tracking the scratch file")
-    assert settled(root) == (truth(root), False) == ([], False)
-    (root / "areas" / "inbox" / "scratch.tmp").unlink()
+    commit_new(root, "areas/inbox/second.html")
+    assert settled(root)[0] == truth(root)  # tallied clean
+    git(root, "rm", "-q", "--cached", f"areas/inbox/{name}")
+    git(root, "commit", "-qm", "stop tracking it")
+    assert settled(root) == (truth(root), False) == ([] if ignored else [f"areas/inbox/{name}"], False)
+    (root / "areas" / "inbox" / name).unlink()
     (root / "areas" / "inbox" / "swapped.html").write_text("swapped\n")
     assert settled(root) == (truth(root), False) == (["areas/inbox/swapped.html"], False)
 
@@ -383,7 +373,7 @@ def test_a_vanished_subdirectory_swapped_for_an_untracked_file_is_found(
     commit_new(root, "areas/inbox/first.html")
     assert settled(root)[0] == truth(root)
     commit_new(root, "areas/inbox/second.html")
-    assert settled(root)[0] == truth(root)  # counted clean, the empty subdirectory among its names
+    assert settled(root)[0] == truth(root)  # tallied clean, the empty subdirectory among its names
     (root / "areas" / "inbox" / "empty").rmdir()
     (root / "areas" / "inbox" / "swapped.html").write_text("swapped\n")
     assert settled(root) == (truth(root), False) == (["areas/inbox/swapped.html"], False)
@@ -406,11 +396,7 @@ def test_a_directory_that_became_a_submodule_beside_an_untracked_file_is_walked(
 ) -> None:
     # The commit adds the name `m` (a submodule) that the directory already held (a directory): the
     # tally, not the count of names alone, tells that the untracked file is no committed one.
-    root = fresh_repository(tmp_path, monkeypatch)
-    commit_new(root, "areas/inbox/m/y.html")
-    assert settled(root)[0] == truth(root)
-    commit_new(root, "areas/inbox/b.html")
-    assert settled(root)[0] == truth(root)  # tallied clean
+    root = tallied_clean(tmp_path, monkeypatch, "areas/inbox/m/y.html", "areas/inbox/b.html")
     inner = root / "areas" / "inbox" / "m"
     git(inner, "init", "-q")
     git(inner, "add", "-A")
@@ -427,10 +413,7 @@ def test_a_file_git_status_does_not_look_at_swapped_for_an_untracked_one_is_foun
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str
 ) -> None:
     # No status shows the tracked file gone: only the tally of the directory's names does.
-    root = fresh_repository(tmp_path, monkeypatch)
-    for name in ("a", "b", "c"):  # a full walk, a comparison with HEAD's names, then a tally
-        commit_new(root, f"areas/inbox/{name}.html")
-        assert settled(root)[0] == truth(root)
+    root = tallied_clean(tmp_path, monkeypatch, "areas/inbox/a.html", "areas/inbox/b.html", "areas/inbox/c.html")
     git(root, "update-index", flag, "areas/inbox/a.html")
     (root / "areas" / "inbox" / "a.html").unlink()
     (root / "areas" / "inbox" / "loose.html").write_text("loose\n")
