@@ -318,14 +318,15 @@ def _answered_by_listing(
     knows (stat'ed on its own) with no `.git` in it; its names are tallied then (`_tally`: how many, and
     the sum of their CRC-32s). A directory the memo tallied clean is clean again when its names tally as
     then, give or take the names the commits since added and removed there, and no subdirectory it had
-    vanished: a name that came or went otherwise (an untracked, ignored or staged file, a new
-    subdirectory, a file git's status does not look at) changes the tally. A name of HEAD's that changed
-    kind keeps it (a file that became a directory, or the reverse): `git status` shows that as a deleted
-    path, and `finish` then walks the directory; a new subdirectory is walked whole. Otherwise HEAD's
-    names there are read (`ls-tree`) and compared with the listing. A directory that held an untracked
-    file at the last walk (it likely still does), or holds a name neither way explains, is left to git's
-    walk. A directory whose names HEAD changed while it did not is compared again the next time it
-    changes (a committed removal of a file that stays on disk leaves a name HEAD no longer holds).
+    vanished: a name that came or went otherwise (an untracked, ignored or staged file, a subdirectory, a
+    file git's status does not look at) changes the tally. A name that changed kind keeps it: of HEAD's
+    (a file that became a directory, or the reverse), `git status` shows a deleted path, and `finish`
+    then walks the directory; a subdirectory that became a file or a link has vanished; a new
+    subdirectory is walked whole. Otherwise HEAD's names there are read (`ls-tree`) and compared with
+    the listing. A directory that held an untracked file at the last walk (it likely still does), or
+    holds a name neither way explains, is left to git's walk. A name HEAD drops while it stays on disk
+    keeps its tally: it is untracked then, asked about as a removed path and kept in the memo, which sends
+    its directory to git's walk, or ignored, which the walk never lists.
 
     At 100k files, after a commit into a directory of 30k: git's walk read the 12.5 MB index and the
     directory (≈45 ms of CPU beside the update's `git status`); a tally lists the directory only."""
@@ -337,11 +338,11 @@ def _answered_by_listing(
             tally[0] += sign
             tally[1] += sign * zlib.crc32(os.fsencode(name))
     changed = set(plan.changed)
-    # Tallies of the directories that did not change carry over, unless HEAD's names there did.
+    # The tallies of the directories that did not change carry over.
     plan.clean_tallies = {
         directory: tally
         for directory, tally in memo.clean_tallies.items()
-        if directory in plan.directories and directory not in changed and directory not in moved_into
+        if directory in plan.directories and directory not in changed
     }
     if head is None or not plan.changed:
         return set()
@@ -361,6 +362,7 @@ def _answered_by_listing(
         now = _tally(present)
         before = memo.clean_tallies.get(directory)
         moved = moved_into.get(directory, [0, 0])
+        # A subdirectory that vanished may have left its name to a file or a link: the tally cannot tell.
         if (
             before is not None
             and now == [before[0] + moved[0], before[1] + moved[1]]

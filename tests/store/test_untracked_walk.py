@@ -343,8 +343,8 @@ def test_a_name_that_changed_kind_in_a_clean_directory_is_walked(
 def test_a_file_that_left_head_but_stayed_then_swapped_for_an_untracked_one_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ignored: bool
 ) -> None:
-    # A clean directory's tally must not stand for names HEAD holds once HEAD dropped one that stayed on
-    # disk (an ignored one is never listed): the name goes from the disk later, an untracked file comes.
+    # HEAD drops a name that stays on disk (untracked then, or ignored and never listed): the name goes
+    # from the disk later, and an untracked file comes.
     root = tmp_path / "store"
     make_repository(root)
     name = "scratch.tmp" if ignored else "first.html"
@@ -364,10 +364,13 @@ def test_a_file_that_left_head_but_stayed_then_swapped_for_an_untracked_one_is_f
     assert settled(root) == (truth(root), False) == (["areas/inbox/swapped.html"], False)
 
 
-def test_a_vanished_subdirectory_swapped_for_an_untracked_file_is_found(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("replacement", ["a file beside it", "a link of its name"])
+def test_a_vanished_subdirectory_of_a_clean_directory_is_found_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replacement: str
 ) -> None:
-    root = fresh_repository(tmp_path, monkeypatch)
+    # A link of the subdirectory's name leaves the names and their tally as they were, and git's status
+    # shows nothing deleted: only the subdirectory's absence tells.
+    root = tallied_clean(tmp_path, monkeypatch)
     (root / "areas" / "inbox" / "empty").mkdir()
     assert settled(root)[0] == truth(root)
     commit_new(root, "areas/inbox/first.html")
@@ -375,8 +378,13 @@ def test_a_vanished_subdirectory_swapped_for_an_untracked_file_is_found(
     commit_new(root, "areas/inbox/second.html")
     assert settled(root)[0] == truth(root)  # tallied clean, the empty subdirectory among its names
     (root / "areas" / "inbox" / "empty").rmdir()
-    (root / "areas" / "inbox" / "swapped.html").write_text("swapped\n")
-    assert settled(root) == (truth(root), False) == (["areas/inbox/swapped.html"], False)
+    if replacement == "a link of its name":
+        (root / "areas" / "inbox" / "empty").symlink_to("first.html")
+        expected = ["areas/inbox/empty"]
+    else:
+        (root / "areas" / "inbox" / "swapped.html").write_text("swapped\n")
+        expected = ["areas/inbox/swapped.html"]
+    assert settled(root) == (truth(root), False) == (expected, False)
 
 
 def test_a_new_directory_whose_name_head_holds_is_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
