@@ -503,7 +503,13 @@ def _drop_ahead(root: Path) -> None:
 
 def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait: float, *, shared: bool) -> Database:
     """Both planes attached to one connection and migrated; nothing is left open when it fails. A writer
-    holds the files' turnstile meanwhile, which keeps new readers from starting (`turnstile`)."""
+    holds the files' turnstile meanwhile, which keeps new readers from starting (`turnstile`).
+
+    A connection this process left for its exit is closed before the turnstile, not after it: a search
+    that found the index stale and opens it again to write would otherwise wait there with its read-only
+    open still holding the file, keeping out the writer already past the turnstile, each waiting for the
+    other until one gave up (four searches and a write on a stale index: ≈20 s, and one failed)."""
+    close_left_connections()
     with turnstile(index_file, writer=not read_only, wait_seconds=lock_wait):
         return _open_both_planes(index_file, state_file, read_only, lock_wait, shared=shared)
 
@@ -511,7 +517,6 @@ def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait:
 def _open_both_planes(
     index_file: Path, state_file: Path, read_only: bool, lock_wait: float, *, shared: bool
 ) -> Database:
-    close_left_connections()
     connection = (_attach_shared if shared else _connect_with_retry)(index_file, read_only, lock_wait)
     try:
         catalog = _catalog_of(index_file, shared=shared)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import _duckdb as duckdb
@@ -119,3 +120,30 @@ def test_duckdb_names_a_files_catalog_up_to_its_first_dot(tmp_path: Path) -> Non
             assert connection.execute("SELECT current_database()").fetchall() == [(expected,)]
         finally:
             connection.close()
+
+
+def test_a_connection_left_for_the_exit_is_let_go_before_the_writers_turnstile_is_waited_for(
+    tmp_path: Path, ends_by_exit: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search that finds the index stale has closed its read-only open (left for the exit) and opens it
+    again to catch it up. Waiting at the turnstile with that connection still open, it kept the writer
+    already past the turnstile out of the file: four searches and a write started on a stale index waited
+    ≈20 s for each other, and one failed with the index "held by another memhtml process"."""
+    with open_database(tmp_path):
+        pass
+    with open_database(tmp_path, read_only=True):
+        pass
+    assert len(database_module._left_for_exit) == 1
+    free_at_the_turnstile: list[bool] = []
+    passing = database_module.turnstile
+
+    @contextmanager
+    def observed(index_file: Path, *, writer: bool, wait_seconds: float) -> Iterator[None]:
+        free_at_the_turnstile.append(another_process_takes_the_index(tmp_path))
+        with passing(index_file, writer=writer, wait_seconds=wait_seconds):
+            yield
+
+    monkeypatch.setattr(database_module, "turnstile", observed)
+    with open_database(tmp_path) as database:
+        assert not database.read_only
+    assert free_at_the_turnstile == [True]
