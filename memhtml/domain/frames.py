@@ -23,7 +23,12 @@ _JS_WHITESPACE_RUN: Final = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2
 
 def frame_key(gist: str) -> str | None:
     """The lowercased frame of `gist`, or None unless its frame has 3+ tokens and its value 1 to 6."""
-    collapsed = _JS_WHITESPACE_RUN.sub(" ", gist).strip(" ")
+    if gist.isascii() and gist.isprintable() and "  " not in gist:
+        # Printable ASCII has no whitespace but the space, and no run of spaces here: nothing to collapse
+        # (most gists; the substitution alone took ≈1.9 µs of the key's ≈3).
+        collapsed = gist.strip(" ")
+    else:
+        collapsed = _JS_WHITESPACE_RUN.sub(" ", gist).strip(" ")
     match = FRAME_PATTERN.match(collapsed)
     if match is None:
         return None

@@ -74,3 +74,35 @@ def test_a_key_is_lowercase_ends_with_a_linking_word_and_respects_the_limits(gis
     assert gist.lower().startswith(key + " ")
     value = gist[len(key) + 1 :].removesuffix(".")
     assert 1 <= len(value.split(" ")) <= MAX_VALUE_TOKENS
+
+
+def _key_by_the_patterns(gist: str) -> str | None:
+    """The key as the two patterns alone derive it: every whitespace run collapsed by the JavaScript class."""
+    from memhtml.domain.frames import _JS_WHITESPACE_RUN, FRAME_PATTERN
+
+    match = FRAME_PATTERN.match(_JS_WHITESPACE_RUN.sub(" ", gist).strip(" "))
+    if match is None:
+        return None
+    frame, value = match.group(1), match.group(2)
+    if len(frame.split(" ")) < MIN_FRAME_TOKENS or not 1 <= len(value.split(" ")) <= MAX_VALUE_TOKENS:
+        return None
+    return frame.lower()
+
+
+SEPARATORS = st.sampled_from([" ", " ", " ", "  ", "\t", "\n", "\x0b", "\x1c", "\x7f", "\u00a0", "\u3000", ". "])
+GISTS = st.lists(st.tuples(WORDS | st.sampled_from(["é", "Team", "lead"]), SEPARATORS), max_size=12).map(
+    lambda pieces: "".join(word + separator for word, separator in pieces)
+)
+
+
+@settings(max_examples=500)
+@given(GISTS)
+def test_the_printable_ascii_shortcut_keys_every_gist_as_the_patterns_do(gist: str) -> None:
+    assert frame_key(gist) == _key_by_the_patterns(gist)
+
+
+@pytest.mark.parametrize(
+    "gist", ["Team  lead is Alice.", "Team\tlead is Alice.", "Team lead is Alice.\x0b", "Team\x1clead is Alice."]
+)
+def test_a_gist_with_other_whitespace_than_single_spaces_takes_the_collapsing_path(gist: str) -> None:
+    assert frame_key(gist) == _key_by_the_patterns(gist)

@@ -178,3 +178,30 @@ def test_the_readers_object_limit_covers_the_longest_staged_line_in_bytes(
     assert bulkload.object_size_limit([chunk]) > longest_bytes
     assert bulkload.object_size_limit([chunk, chunk._replace(longest_line=0)]) > longest_bytes
     assert bulkload.object_size_limit([]) == 1
+
+
+def test_a_children_record_carries_every_child_table_a_file_has_rows_in_and_no_other() -> None:
+    from memhtml.index.projection import FileProjection
+    from memhtml.index.staging import CHILD_COLUMNS, child_key, children_record
+
+    every = FileProjection(
+        path="areas/x.html",
+        row={},
+        tags=["db", "pool"],
+        entities=[("service", "db")],
+        facets=[("ceiling", "64", 64.0)],
+        citations=[("pools are shared", "https://example.invalid/")],
+        edges=[("memhtml-relates-to", "areas/y.html", "memory")],
+        terms={},
+    )
+    record = children_record(every)
+    assert set(record) == {"path"} | {
+        child_key(table, column) for table, cols in CHILD_COLUMNS.items() for column in cols
+    }
+    assert record[child_key("file_tags", "tag")] == ["db", "pool"]
+    assert record[child_key("file_facets", "numeric_value")] == [64.0]
+    assert record[child_key("edges", "dst_path")] == ["areas/y.html"]
+
+    only_tags = every._replace(entities=[], facets=[], citations=[], edges=[])
+    assert set(children_record(only_tags)) == {"path", child_key("file_tags", "tag")}
+    assert children_record(only_tags._replace(tags=[])) == {"path": "areas/x.html"}
