@@ -26,9 +26,17 @@ def frame_key(gist: str) -> str | None:
     if gist.isascii() and gist.isprintable() and "  " not in gist:
         # Printable ASCII has no whitespace but the space, and no run of spaces here: nothing to collapse
         # (most gists; the substitution alone took ≈1.9 µs of the key's ≈3).
-        collapsed = gist.strip(" ")
-    else:
-        collapsed = _JS_WHITESPACE_RUN.sub(" ", gist).strip(" ")
+        return key_of_collapsed(gist.strip(" "))
+    return key_of_collapsed(collapsed_whitespace(gist))
+
+
+def collapsed_whitespace(gist: str) -> str:
+    """`gist` with every run of JavaScript whitespace made one space, and no space at either end."""
+    return _JS_WHITESPACE_RUN.sub(" ", gist).strip(" ")
+
+
+def key_of_collapsed(collapsed: str) -> str | None:
+    """`frame_key` of a gist whose whitespace is collapsed already."""
     match = FRAME_PATTERN.match(collapsed)
     if match is None:
         return None

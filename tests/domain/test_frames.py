@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memhtml.domain.frames import MAX_VALUE_TOKENS, MIN_FRAME_TOKENS, frame_key
+from memhtml.domain.frames import (
+    MAX_VALUE_TOKENS,
+    MIN_FRAME_TOKENS,
+    collapsed_whitespace,
+    frame_key,
+    key_of_collapsed,
+)
 
 
 def test_the_reference_example() -> None:
@@ -77,16 +83,8 @@ def test_a_key_is_lowercase_ends_with_a_linking_word_and_respects_the_limits(gis
 
 
 def _key_by_the_patterns(gist: str) -> str | None:
-    """The key as the two patterns alone derive it: every whitespace run collapsed by the JavaScript class."""
-    from memhtml.domain.frames import _JS_WHITESPACE_RUN, FRAME_PATTERN
-
-    match = FRAME_PATTERN.match(_JS_WHITESPACE_RUN.sub(" ", gist).strip(" "))
-    if match is None:
-        return None
-    frame, value = match.group(1), match.group(2)
-    if len(frame.split(" ")) < MIN_FRAME_TOKENS or not 1 <= len(value.split(" ")) <= MAX_VALUE_TOKENS:
-        return None
-    return frame.lower()
+    """The key with every whitespace run collapsed by the JavaScript class, as before the shortcut."""
+    return key_of_collapsed(collapsed_whitespace(gist))
 
 
 SEPARATORS = st.sampled_from([" ", " ", " ", "  ", "\t", "\n", "\x0b", "\x1c", "\x7f", "\u00a0", "\u3000", ". "])
