@@ -455,6 +455,7 @@ def _deleted(tracked_status: bytes) -> list[str]:
 
 
 def _parent(path: str) -> str:
+    """The directory holding `path` (a trailing slash ignored); "" at the top."""
     return path.rstrip("/").rpartition("/")[0]
 
 
@@ -515,10 +516,10 @@ def _subdirectories(root: Path, directory: str) -> list[str]:
 
 def _ancestors(path: str) -> Iterator[str]:
     """The directories above `path`, nearest first (`a/b/c` gives `a/b`, then `a`)."""
-    parent, _, _ = path.rstrip("/").rpartition("/")
+    parent = _parent(path)
     while parent:
         yield parent
-        parent, _, _ = parent.rpartition("/")
+        parent = _parent(parent)
 
 
 def _too_many(pathspecs: Sequence[str]) -> bool:
