@@ -360,7 +360,7 @@ def task_list_command(door: Door, invocation: Invocation) -> None:
     door.answer("task.list", answer)
 
 
-@command("index rebuild", opens_index="read-write")
+@command("index rebuild", opens_index="read-write", projects_store=True)
 def index_rebuild_command(door: Door, invocation: Invocation) -> None:
     """Rebuild the index from HEAD and the working tree."""
     from memhtml.cli.progress import terminal_progress

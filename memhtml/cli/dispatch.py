@@ -21,11 +21,17 @@ _HANDLERS: dict[str, Handler] = {}
 # The commands whose first use of the index is an open in this mode, which the entry point may start
 # before the handler runs (`operations.opening`).
 _OPENS_INDEX: dict[str, IndexMode] = {}
+# The commands that project every memory of the store on every core, whose workers the entry point may
+# fork before anything starts a thread (`operations.opening`).
+_PROJECTS_STORE: set[str] = set()
 
 
-def command(*names: str, opens_index: IndexMode | None = None) -> Callable[[Handler], Handler]:
+def command(
+    *names: str, opens_index: IndexMode | None = None, projects_store: bool = False
+) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of each of `names` (`"index update"`);
-    `opens_index`: the first thing it does with the index is an open in this mode."""
+    `opens_index`: the first thing it does with the index is an open in this mode; `projects_store`:
+    it projects every memory of the store."""
 
     def register(handler: Handler) -> Handler:
         taken = [name for name in names if name in _HANDLERS]
@@ -34,6 +40,8 @@ def command(*names: str, opens_index: IndexMode | None = None) -> Callable[[Hand
         _HANDLERS.update(dict.fromkeys(names, handler))
         if opens_index is not None:
             _OPENS_INDEX.update(dict.fromkeys(names, opens_index))
+        if projects_store:
+            _PROJECTS_STORE.update(names)
         return handler
 
     return register
@@ -49,6 +57,12 @@ def index_mode(name: str) -> IndexMode | None:
     """How command `name` first opens the index, when its handler says (`command(opens_index=...)`)."""
     _load_command_modules()
     return _OPENS_INDEX.get(name)
+
+
+def projects_store(name: str) -> bool:
+    """Whether command `name` projects every memory of its store (`command(projects_store=True)`)."""
+    _load_command_modules()
+    return name in _PROJECTS_STORE
 
 
 def registered_commands() -> frozenset[str]:

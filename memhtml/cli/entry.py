@@ -134,13 +134,17 @@ def _describe(door: Door, invocation: Invocation) -> int:
 
 
 def _dispatch(door: Door, invocation: Invocation) -> int:
-    from memhtml.cli.dispatch import handler_for, index_mode
+    from memhtml.cli.dispatch import handler_for, index_mode, projects_store
 
     handler = handler_for(invocation.command.name) if invocation.command else None
     try:
         if handler is None:  # the contract names a command no module answers: a defect, said as one
             raise RuntimeError(f"no handler for {door.command!r}")
         mode = index_mode(door.command)
+        if door.root is not None and projects_store(door.command):
+            from memhtml.operations.opening import fork_workers_ahead
+
+            fork_workers_ahead(door.root)  # first: forking must come before the open's threads
         if mode is not None and door.root is not None:
             from memhtml.operations.opening import open_index_ahead
 

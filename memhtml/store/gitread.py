@@ -79,7 +79,7 @@ def status_records(root: Path, head: str | None = None, diffs: TreeDiffs | None 
     `diffs`: where the walk asks which paths commits removed since its last walk (made here when not
     given), shared with the indexer that asks for the same two commits' changes.
     """
-    if not _index_entries_above(root, ONE_WALKER_ENTRIES):
+    if not index_entries_above(root, ONE_WALKER_ENTRIES):
         return _parsed_status(
             run_git(
                 root,
@@ -119,18 +119,24 @@ def _parsed_status(output: bytes) -> list[tuple[str, str]]:
     ]
 
 
-def _index_entries_above(root: Path, limit: int) -> bool:
-    """Whether git's index of `root` lists more than `limit` entries, read from its header (a signature,
-    a version, then the entry count); an index this cannot read is taken as large, which only chooses
-    the walk that never becomes an update's last step."""
+def index_entries_above(root: Path, limit: int) -> bool:
+    """Whether git's index of `root` lists more than `limit` entries; an index this cannot read is taken
+    as large, which only chooses the walk that never becomes an update's last step."""
+    entries = index_entry_count(root)
+    return entries is None or entries > limit
+
+
+def index_entry_count(root: Path) -> int | None:
+    """How many entries git's index of `root` lists, read from its header (a signature, a version, then
+    the entry count); None when there is no such index or it cannot be read."""
     try:
         with (root / ".git" / "index").open("rb") as index:
             header = index.read(12)
     except OSError:
-        return True
+        return None
     if len(header) < 12 or header[:4] != b"DIRC":
-        return True
-    return int.from_bytes(header[8:12], "big") > limit
+        return None
+    return int.from_bytes(header[8:12], "big")
 
 
 def committed_blobs(
@@ -277,7 +283,7 @@ class GitCorpusReader:
         return self._head_read[0]
 
     def tracked_files_above(self, count: int) -> bool:
-        return _index_entries_above(self.root, count)
+        return index_entries_above(self.root, count)
 
     def tree(self, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
         if paths is not None and not paths:

@@ -1,0 +1,129 @@
+"""Workers forked ahead: `index rebuild` forks its pool from the executable itself while that has one
+thread, and stores exactly what a rebuild through the fork server does."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memhtml.index import parallel
+from tests.conftest import git
+from tests.index.test_indexer import rebuilt_snapshot, snapshot
+from tests.index.test_search import memory_file
+
+pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no pool on one core")
+
+# Asks for workers ahead (as the entry point does), then has the next pool's workers say who forked them.
+PROBE = """
+import os, sys, threading
+from memhtml.index import parallel
+
+if __name__ == "__main__":  # a fork server's worker imports this module again
+    if sys.argv[1] == "with-a-thread":
+        release = threading.Event()
+        threading.Thread(target=release.wait, daemon=True).start()
+    parallel.fork_workers_ahead(lambda count: sys.argv[2] == "big")
+    forked = os.getpid() in parallel._forked_ahead
+    with parallel.projection_pool(100_000) as pool:
+        assert pool is not None
+        parents = {future.result() for future in [pool.submit(os.getppid) for _ in range(8)]}
+    print(forked, parents == {os.getpid()})
+"""
+
+
+@pytest.mark.parametrize(
+    ("threads", "size", "expected"),
+    [
+        ("alone", "big", "True True"),
+        ("with-a-thread", "big", "False False"),
+        ("alone", "small", "False False"),
+    ],
+    ids=["one-thread", "a-second-thread", "too-few-files"],
+)
+def test_workers_are_forked_from_the_process_itself_only_while_it_has_one_thread(
+    tmp_path: Path, threads: str, size: str, expected: str
+) -> None:
+    """A process with a second thread (or a pass too small to want a pool) keeps the fork server, whose
+    workers are the server's children, not this process's."""
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    done = subprocess.run(
+        [sys.executable, str(script), threads, size], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == expected
+
+
+# The executable's own entry point, with the fork server's start recorded in a file before it goes on.
+ENTRY = """
+import sys
+from multiprocessing import forkserver
+
+started = forkserver.ensure_running
+
+def ensure_running():
+    with open(sys.argv[1], "a", encoding="utf-8") as marker:
+        marker.write("started\\n")
+    started()
+
+forkserver.ensure_running = ensure_running
+from memhtml.cli.entry import main
+
+main(sys.argv[2:])
+"""
+
+
+def _commit_memories(root: Path, count: int) -> None:
+    for number in range(count):
+        target = root / "areas" / "inbox" / f"m{number:05d}.html"
+        target.write_text(memory_file(f"M{number}", f"Memory number {number} mentions a grebe{number % 9}."))
+    (root / "areas/inbox/broken.html").write_text("<p>no article</p>")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "bulk")
+
+
+def _rebuild_through_the_entry(root: Path, scratch: Path) -> tuple[subprocess.CompletedProcess[str], bool]:
+    """`memhtml index rebuild` run by the entry point; whether it started the fork server."""
+    script = scratch / "entry.py"
+    script.write_text(ENTRY)
+    marker = scratch / "fork-server-started"
+    done = subprocess.run(
+        [sys.executable, str(script), str(marker), "index", "rebuild", "--repo", str(root), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    return done, marker.exists()
+
+
+def test_the_executable_rebuilds_a_big_store_in_workers_it_forked_itself_and_stores_what_the_fork_servers_do(
+    store_root: Path, tmp_path: Path
+) -> None:
+    count = parallel.PARALLEL_MINIMUM_FILES + 5
+    _commit_memories(store_root, count)
+    done, fork_server_started = _rebuild_through_the_entry(store_root, tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f'"filesIndexed": {count}' in done.stdout
+    assert not fork_server_started
+    # The in-process rebuild of a copy (this test process has threads: its pool comes from the server).
+    assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
+
+
+def test_workers_forked_for_a_store_that_turns_out_small_are_let_go(store_root: Path, tmp_path: Path) -> None:
+    """git's index counts every tracked file: a thousand that are not memories ask for workers the
+    rebuild then has no use for; it lets them go and indexes its few memories without the fork server."""
+    notes = store_root / "resources" / "notes"
+    notes.mkdir(parents=True)
+    for number in range(parallel.PARALLEL_MINIMUM_FILES):
+        (notes / f"n{number:05d}.txt").write_text(f"note {number}\n")
+    _commit_memories(store_root, 3)
+    done, fork_server_started = _rebuild_through_the_entry(store_root, tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert '"filesIndexed": 3' in done.stdout
+    assert not fork_server_started
+    assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
