@@ -108,16 +108,20 @@ def test_either_walk_answers_what_one_git_status_does(
 def test_the_walk_is_chosen_by_the_entries_gits_index_lists(store_root: Path) -> None:
     listed = len(git(store_root, "ls-files", "-z").split("\0")) - 1
     assert listed > 0
-    assert gitread._index_entries_above(store_root, listed - 1)
-    assert not gitread._index_entries_above(store_root, listed)
+    assert gitread.index_entries_above(store_root, listed - 1)
+    assert not gitread.index_entries_above(store_root, listed)
+    assert gitread.index_entry_count(store_root) == listed
 
 
 @pytest.mark.parametrize("index_bytes", [None, b"", b"DIRC\x00\x00", b"not an index at all"])
-def test_an_index_that_cannot_be_read_is_taken_as_large(tmp_path: Path, index_bytes: bytes | None) -> None:
+def test_an_index_that_cannot_be_read_is_taken_as_large_and_counts_nothing(
+    tmp_path: Path, index_bytes: bytes | None
+) -> None:
     (tmp_path / ".git").mkdir()
     if index_bytes is not None:
         (tmp_path / ".git" / "index").write_bytes(index_bytes)
-    assert gitread._index_entries_above(tmp_path, 10**9)
+    assert gitread.index_entries_above(tmp_path, 10**9)
+    assert gitread.index_entry_count(tmp_path) is None  # workers are never forked ahead on such a guess
 
 
 def test_past_the_one_walker_limit_the_walk_and_the_indexer_share_one_diff(
