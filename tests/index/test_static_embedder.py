@@ -237,16 +237,17 @@ def test_a_model_json_that_disagrees_is_refused(tmp_path: Path, changes: dict[st
 
 
 def test_a_corrupt_tokenizer_is_refused_naming_it_when_first_needed(tmp_path: Path) -> None:
-    # tokenizer.json is read on first need (a batch, or a text with a character the pure-Python tokenizer
-    # does not reproduce): a single ASCII or French text never pays for it, and a corrupt file is refused
-    # then, naming it, as the loader would have.
+    # tokenizer.json is read on first need (a text with a character the pure-Python tokenizer does not
+    # reproduce, alone or in a batch): ASCII or French text never pays for it, and a corrupt file is
+    # refused then, naming it, as the loader would have.
     directory = model_copy(tmp_path)
     (directory / "tokenizer.json").write_text("{not json", encoding="utf-8")
     model = load_static_embedder(directory)
     assert any(model.embed_one("an invoice was paid twice"))
     assert any(model.embed_one("la facture a été payée deux fois"))
+    assert model.embed(["an invoice", "was paid twice"]).any()
     with pytest.raises(UnreadableModelFile, match=re.escape("tokenizer.json")):
-        model.embed(["an invoice", "was paid twice"])
+        model.embed(["an invoice", "தமிழ் invoice"])
     with pytest.raises(UnreadableModelFile, match=re.escape("tokenizer.json")):
         model.embed_one("தமிழ் invoice")
 
@@ -256,7 +257,7 @@ def test_an_unreadable_tokenizer_is_the_model_unavailable_error_of_a_load(tmp_pa
     (directory / "tokenizer.json").write_text("{not json", encoding="utf-8")
     embedder = ShippedStaticEmbedder(load_static_embedder(directory))
     with pytest.raises(ModelUnavailable, match=re.escape("tokenizer.json")):
-        embedder.embed_documents(["a"] * 40)
+        embedder.embed_documents(["a"] * 39 + ["தமிழ்"])
     with pytest.raises(ModelUnavailable, match=re.escape("tokenizer.json")):
         embedder.embed_query("தமிழ் payée deux fois")
 
@@ -301,7 +302,7 @@ def test_a_tokenizer_whose_vocabulary_is_not_vocab_txt_is_refused_when_first_nee
     (directory / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
     model = load_static_embedder(directory)
     with pytest.raises(UnreadableModelFile, match="same vocabulary"):
-        model.embed(["an invoice", "was paid twice"])
+        model.embed(["an invoice", "was paid twice", "தமிழ்"])
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
@@ -328,3 +329,28 @@ def test_an_array_that_is_not_a_c_order_float_matrix_is_refused(tmp_path: Path, 
     np.save(tmp_path / "a.npy", array)
     with pytest.raises(ValueError, match="does not hold a C-order float16/float32 matrix"):
         NpyMatrix(tmp_path / "a.npy")
+
+
+def test_a_batch_tokenized_in_python_where_it_can_embeds_exactly_as_through_tokenizers_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bulk embedding tokenizes each text the pure-Python tokenizer reproduces with it, and only the rest
+    through `tokenizers`: every row must be the one a batch wholly through `tokenizers` gives, bit for bit."""
+    hashes = [hashlib.sha256(str(number).encode()).hexdigest() for number in range(60)]
+    texts = [
+        *(f"commit {hashes[number]} fixed INV-2024-{number:03d} in v5.8.{number}" for number in range(60)),
+        "la facture a été payée deux fois — 苹果",
+        "தமிழ் café report",  # not reproduced by the pure-Python tokenizer
+        "",
+        "[UNK] unaffable " + "word " * 700,  # past the token limit
+    ]
+    model = load_static_embedder()
+    rows = model.embed(texts)
+    through_tokenizers = load_static_embedder()
+    monkeypatch.setattr(
+        through_tokenizers._vocabulary, "ids_of_many", lambda batch, max_tokens=None: [None] * len(batch)
+    )
+    np.testing.assert_array_equal(rows, through_tokenizers.embed(texts))
+    supported_only = load_static_embedder()
+    assert supported_only.embed(texts[:60]).shape == (60, supported_only.dims)
+    assert supported_only._tokenizer is None  # no text of that batch needed `tokenizers`

@@ -29,13 +29,20 @@ from memhtml.index.wordpiece import SUPPORTED_RANGES, TokenIds, WordPieceVocabul
 MAX_TOKENS = 512
 
 
-@pytest.fixture(scope="module", params=["table", "searched", "indexed"])
+@pytest.fixture(scope="module", params=["table", "searched", "indexed", "many-texts"])
 def vocabulary(request: pytest.FixtureRequest) -> Iterator[WordPieceVocabulary]:
     """The shipped vocabulary checked whole into a table; read as the model loader reads it (its digest
-    verified), answering every lookup through the shipped `vocab.index`; and so read without the index,
-    answering every lookup by searching the file's text (no table ever built)."""
+    verified), answering every lookup through the shipped `vocab.index`; so read without the index,
+    answering every lookup by searching the file's text (no table ever built); and so read, then asked
+    for many texts at once, which matches each new word by walking its prefixes instead."""
     if request.param == "table":
         yield read_vocabulary(MODEL_DIRECTORY / "vocab.txt")
+        return
+    if request.param == "many-texts":
+        walking = _verified_vocabulary()
+        assert walking.ids_of_many([]) == []
+        assert walking._prefixes is not None
+        yield walking
         return
     if request.param == "indexed":
         indexed = _verified_vocabulary()
@@ -145,6 +152,9 @@ EDGE_CASES = [
     "ab" * 60 + " short",
     "supercalifragilisticexpialidocious antidisestablishmentarianism pneumonoultramicroscopic",
     "xqzjv qqqqq zzzzzzzz wxyzwxyz",
+    "unaffable unbelievably untokenizable",
+    "commit 3f9a1c0e7b2d4c5a8e6f1b0c9d8e7f6a5b4c3d2e and 9fceb02, sha256:e3b0c44298fc1c149afbf4c8996fb924",
+    "a1b2c3d4e5f6g7h8i9j0 zz9zz9zz9 qwertyuiopasdfghjklzxcvbnm",
     "UPPER lower MiXeD 12345 3.14159 1e10 0x1F 007",
     "word " * 700,
     "punctuation" + "." * 600,
@@ -209,6 +219,13 @@ def test_every_supported_character_tokenizes_the_same_in_context(reference_token
             f"U+{code:04X} in {context!r}"
             for code, text, encoding in zip(code_points, texts, expected, strict=True)
             if vocabulary.ids(text, MAX_TOKENS) != encoding.ids
+        ]
+        assert differing == []
+        walked = read_vocabulary(MODEL_DIRECTORY / "vocab.txt").ids_of_many(texts, MAX_TOKENS)
+        differing = [
+            f"U+{code:04X} in {context!r}, many texts at once"
+            for code, ids, encoding in zip(code_points, walked, expected, strict=True)
+            if ids != encoding.ids
         ]
         assert differing == []
 
