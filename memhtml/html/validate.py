@@ -59,8 +59,9 @@ def check_memory(text: str) -> MemoryCheck:
     return check_memory_tree(parse_document(text))
 
 
-def inspect_memory(text: str) -> tuple[ParsedMemory, MemoryCheck]:
-    """Read and check a file with one parse (what an indexer needs for every file it projects).
+def inspect_memory(text: str, *, warnings: bool = True) -> tuple[ParsedMemory, MemoryCheck]:
+    """Read and check a file with one parse (what an indexer needs for every file it projects; it asks
+    for no `warnings`, which only a writer reports: ≈1.2 µs of a rebuild worker's ≈95 µs a file).
 
     The memory's `article` comes back detached: once the tree is read and checked, no element keeps its
     parent, so the tree is freed as soon as the caller drops it. Parent links make every element part
@@ -69,14 +70,15 @@ def inspect_memory(text: str) -> tuple[ParsedMemory, MemoryCheck]:
     not kept anyway."""
     html = parse_document(text)
     parts = document_parts(html)
-    memory, check = parse_memory_tree(html, parts), check_memory_tree(html, parts)
+    memory, check = parse_memory_tree(html, parts), check_memory_tree(html, parts, warnings=warnings)
     for element in parts.elements:
         element.parent = None
     return memory, check
 
 
-def check_memory_tree(html: Element, parts: DocumentParts | None = None) -> MemoryCheck:
-    """Check an already-parsed document (lets callers share one parse, and its `parts`, with `document`)."""
+def check_memory_tree(html: Element, parts: DocumentParts | None = None, *, warnings: bool = True) -> MemoryCheck:
+    """Check an already-parsed document (lets callers share one parse, and its `parts`, with `document`);
+    without `warnings`, only its violations."""
     if parts is None:
         parts = document_parts(html)
     elements, metas = parts.elements, parts.metas
@@ -92,7 +94,7 @@ def check_memory_tree(html: Element, parts: DocumentParts | None = None) -> Memo
     violations += _presentation_violations(elements)
     violations += _link_violations(parts.links)
     violations += _meta_value_violations(metas)
-    return MemoryCheck(violations, collect_warnings(elements))
+    return MemoryCheck(violations, collect_warnings(elements) if warnings else ())
 
 
 def check_article_fragment(inner_markup: str) -> MemoryCheck:

@@ -50,7 +50,7 @@ def project_file(path: str, blob_sha: str, content: bytes, indexed_at: str) -> F
         text = content.decode("utf-8")
     except UnicodeDecodeError:
         return SkippedFile(path, "not UTF-8 text")
-    memory, check = inspect_memory(text)
+    memory, check = inspect_memory(text, warnings=False)
     if check.violations:
         return SkippedFile(path, "; ".join(check.violations))
     return project_memory(path, blob_sha, memory, indexed_at)

@@ -399,3 +399,13 @@ def test_inspect_memory_shares_one_parse() -> None:
     memory, check = inspect_memory(FILE_A)
     assert same_reading(memory, parse_memory(FILE_A))
     assert check == check_memory(FILE_A)
+
+
+def test_an_indexer_that_asks_for_no_warnings_gets_the_same_reading_and_violations() -> None:
+    text = memory_file("<p><mark>x</mark><script>1</script><b>b</b></p>")
+    memory, check = inspect_memory(text)
+    quiet_memory, quiet_check = inspect_memory(text, warnings=False)
+    assert check.violations and check.warnings  # the file has both, so the comparison can tell
+    assert quiet_check.violations == check.violations
+    assert list(quiet_check.warnings) == []
+    assert same_reading(quiet_memory, memory)
