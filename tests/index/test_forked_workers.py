@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from memhtml.index import parallel
-from tests.conftest import git
 from tests.index.test_indexer import rebuilt_snapshot, snapshot
-from tests.index.test_search import memory_file
+from tests.index.test_parallel_rebuild import commit_memories
 
 pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no pool on one core")
 
@@ -77,15 +76,6 @@ main(sys.argv[2:])
 """
 
 
-def _commit_memories(root: Path, count: int) -> None:
-    for number in range(count):
-        target = root / "areas" / "inbox" / f"m{number:05d}.html"
-        target.write_text(memory_file(f"M{number}", f"Memory number {number} mentions a grebe{number % 9}."))
-    (root / "areas/inbox/broken.html").write_text("<p>no article</p>")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "bulk")
-
-
 def _rebuild_through_the_entry(root: Path, scratch: Path) -> tuple[subprocess.CompletedProcess[str], bool]:
     """`memhtml index rebuild` run by the entry point; whether it started the fork server."""
     script = scratch / "entry.py"
@@ -105,7 +95,7 @@ def test_the_executable_rebuilds_a_big_store_in_workers_it_forked_itself_and_sto
     store_root: Path, tmp_path: Path
 ) -> None:
     count = parallel.PARALLEL_MINIMUM_FILES + 5
-    _commit_memories(store_root, count)
+    commit_memories(store_root, count, "grebe")
     done, fork_server_started = _rebuild_through_the_entry(store_root, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert f'"filesIndexed": {count}' in done.stdout
@@ -121,7 +111,7 @@ def test_workers_forked_for_a_store_that_turns_out_small_are_let_go(store_root: 
     notes.mkdir(parents=True)
     for number in range(parallel.PARALLEL_MINIMUM_FILES):
         (notes / f"n{number:05d}.txt").write_text(f"note {number}\n")
-    _commit_memories(store_root, 3)
+    commit_memories(store_root, 3, "grebe")
     done, fork_server_started = _rebuild_through_the_entry(store_root, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert '"filesIndexed": 3' in done.stdout

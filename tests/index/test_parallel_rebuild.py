@@ -15,15 +15,20 @@ from tests.index.test_indexer import snapshot
 from tests.index.test_search import memory_file
 
 
+def commit_memories(root: Path, count: int, bird: str) -> None:
+    """`count` memories naming `bird` and one broken file (every rebuild skips it the same way), in one
+    commit."""
+    for number in range(count):
+        target = root / "areas" / "inbox" / f"m{number:05d}.html"
+        target.write_text(memory_file(f"M{number}", f"Memory number {number} mentions {bird}{number % 7}."))
+    (root / "areas/inbox/broken.html").write_text("<p>no article</p>")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "bulk")
+
+
 def test_parallel_and_serial_rebuilds_agree(store_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     count = parallel.PARALLEL_MINIMUM_FILES + 10
-    for number in range(count):
-        target = store_root / "areas" / "inbox" / f"m{number:05d}.html"
-        target.write_text(memory_file(f"M{number}", f"Memory number {number} mentions heron{number % 7}."))
-    # A broken file is skipped the same way in both modes.
-    (store_root / "areas/inbox/broken.html").write_text("<p>no article</p>")
-    git(store_root, "add", "-A")
-    git(store_root, "commit", "-q", "-m", "bulk")
+    commit_memories(store_root, count, "heron")
     reader = GitCorpusReader(store_root)
     monkeypatch.setattr(indexer, "REBUILD_SLICE", 150)  # seven slices through the pipeline
     heard: list[tuple[int, int]] = []
