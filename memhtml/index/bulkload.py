@@ -2,6 +2,10 @@
 reader and set-based SQL write the rows `rows.store_projections` would, in the same order, and the
 postings go in as NumPy arrays, numbered here against one vocabulary for the whole rebuild, so the
 parent converts no value row by row.
+
+A slice's staged lines are written into one file of each kind: the reader pays for every file it opens
+(a 2,000-file slice's `files` rows took 22 ms of CPU from eight files, one a chunk, against 10.5 ms from
+one file holding the same lines, and writing that file costs ≈2 ms).
 """
 
 from __future__ import annotations
@@ -13,7 +17,14 @@ from typing import TYPE_CHECKING, Any, Final
 from memhtml.index.database import Database, membership
 from memhtml.index.projection import SkippedFile
 from memhtml.index.rows import DUPLICATES_TABLE, FILE_COLUMNS, duplicate_reason, next_doc_ids
-from memhtml.index.staging import CHILD_COLUMNS, POSTING_TYPECODE, StagedChunk, StagedFile, child_key
+from memhtml.index.staging import (
+    CHILD_COLUMNS,
+    POSTING_TYPECODE,
+    StagedChunk,
+    StagedFile,
+    child_key,
+    write_staging_file,
+)
 
 if TYPE_CHECKING:
     import numpy
@@ -38,8 +49,10 @@ class StagedLoader:
     held files' path order, and a slice's new terms are numbered in sorted order after the known ones.
     """
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, directory: str) -> None:
+        """`directory`: where a slice's staging files are written, each removed once loaded."""
         self._database = database
+        self._directory = directory
         self._held: dict[str, str] = {}  # active hash -> the path holding it
         self._term_ids: dict[str, int] = dict(database.rows("SELECT term, term_id FROM terms"))
         self._next_term_id = max(self._term_ids.values(), default=0) + 1
@@ -54,23 +67,23 @@ class StagedLoader:
         self._children_spec = _struct_literal(children)
 
     def load(self, chunks: Sequence[StagedChunk]) -> list[SkippedFile]:
-        """Store one slice's staged chunks (removing their files); returns the copies listed as
-        duplicates, as skipped files."""
-        rows_files = [chunk.rows_file for chunk in chunks if chunk.rows_file is not None]
-        children_files = [chunk.children_file for chunk in chunks if chunk.children_file is not None]
+        """Store one slice's staged chunks; returns the copies listed as duplicates, as skipped files."""
+        if not any(chunk.projected for chunk in chunks):
+            return []
+        written: list[str] = []
         try:
-            return self._load(chunks, rows_files, children_files)
+            written.append(write_staging_file(self._directory, [chunk.rows_lines for chunk in chunks]))
+            written.append(write_staging_file(self._directory, [chunk.children_lines for chunk in chunks]))
+            return self._load(chunks, rows_file=written[0], children_file=written[1])
         finally:
-            for name in (*rows_files, *children_files):
+            for name in written:
                 Path(name).unlink(missing_ok=True)
 
     def close(self) -> None:
         """Drop the staging table (temporary: it would go with the connection anyway)."""
         self._database.run("DROP TABLE IF EXISTS staged_children")
 
-    def _load(
-        self, chunks: Sequence[StagedChunk], rows_files: list[str], children_files: list[str]
-    ) -> list[SkippedFile]:
+    def _load(self, chunks: Sequence[StagedChunk], *, rows_file: str, children_file: str) -> list[SkippedFile]:
         projected = [file for chunk in chunks for file in chunk.projected]
         duplicates = self._duplicates(projected)
         listed_paths = {copy.path for copy in duplicates}
@@ -92,7 +105,7 @@ class StagedLoader:
                            maximum_object_size = {object_bytes}) staged
             JOIN (SELECT unnest($paths) AS path, unnest($doc_ids) AS doc_id) ids ON ids.path = staged.path
             """,
-            {"doc_ids": doc_ids, "paths": held, "files": rows_files},
+            {"doc_ids": doc_ids, "paths": held, "files": rows_file},
         )
         listed, parameters = membership("path", "listed", sorted(listed_paths))
         database.run(
@@ -102,7 +115,7 @@ class StagedLoader:
                                     maximum_object_size = {object_bytes})
             WHERE NOT ({listed})
             """,
-            {"files": children_files, **parameters},
+            {"files": children_file, **parameters},
         )
         for table, child_columns in CHILD_COLUMNS.items():
             keys = [child_key(table, column) for column in child_columns]

@@ -95,8 +95,9 @@ class PassReport:
 
 class RebuildPlan:
     """What a rebuild takes from git and hands to the workers before it needs the index: HEAD, its
-    memory files, and their slices already being projected into staging files (`rebuild_plan`).
-    `release` lets go of the workers and the staging files once every slice is stored."""
+    memory files, and their slices already being projected into staged lines (`rebuild_plan`), and the
+    directory the loader writes a slice's staging files in. `release` lets go of the workers and that
+    directory once every slice is stored."""
 
     def __init__(
         self,
@@ -104,11 +105,13 @@ class RebuildPlan:
         paths: int,
         slices: SlicePipeline[Any, Any, StagedChunk],
         release: Callable[[], None],
+        staging: str,
     ) -> None:
         self.head = head
         self.paths = paths
         self.slices = slices
         self.release = release
+        self.staging = staging
 
 
 @contextmanager
@@ -129,15 +132,15 @@ def rebuild_plan(reader: CorpusReader, now: str) -> Iterator[RebuildPlan]:
     def entries(batch: list[str]) -> list[tuple[str, str]]:
         return [(path, tree[path]) for path in batch]
 
-    # Each process reads its chunk's blobs itself, and writes the projections it makes into staging files
-    # that DuckDB loads itself.
+    # Each process reads its chunk's blobs itself and encodes the projections it makes as JSON lines, which
+    # the loader writes into one staging file a slice for DuckDB to load itself.
     with ExitStack() as resources:
         directory = resources.enter_context(staging_directory())
         pool = resources.enter_context(projection_pool(len(paths)))
         source = resources.enter_context(closing(reader.blob_source()))
-        work = partial(stage_blobs, now=now, directory=directory, source=source)
+        work = partial(stage_blobs, now=now, source=source)
         pipeline = resources.enter_context(SlicePipeline(pool, slices, entries, work))
-        yield RebuildPlan(head, len(paths), pipeline, resources.close)
+        yield RebuildPlan(head, len(paths), pipeline, resources.close, directory)
 
 
 def rebuild(
@@ -160,7 +163,7 @@ def rebuild(
         indexes = empty_tables(database, ALL_TABLES)
         from memhtml.index.bulkload import StagedLoader
 
-        loader = StagedLoader(database)
+        loader = StagedLoader(database, plan.staging)
         stored = 0
         for batch, chunks in plan.slices:
             for chunk in chunks:

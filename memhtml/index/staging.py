@@ -3,10 +3,11 @@ that made them.
 
 A rebuild projects every file of HEAD into emptied tables. Handing each projection to the parent as a
 Python object and turning its rows into DuckDB values there cost the parent ≈0.17 ms a file (1.7 s at
-10k): instead the projecting process writes its chunk into two staging files, one of `files` rows and
-one of each file's child rows as arrays, which `bulkload` has DuckDB's own reader load, and hands back
-its postings as packed integers over the chunk's own vocabulary, which the parent numbers. This module
-imports no DuckDB: the workers run it.
+10k): instead the projecting process encodes its chunk as two runs of JSON lines, one of `files` rows and
+one of each file's child rows as arrays, which travel back as bytes (one copy, no object per value) for
+`bulkload` to write into one staging file of each kind a slice and have DuckDB's own reader load, and
+hands back its postings as packed integers over the chunk's own vocabulary, which the parent numbers.
+This module imports no DuckDB: the workers run it.
 """
 
 from __future__ import annotations
@@ -47,13 +48,14 @@ class StagedFile(NamedTuple):
 
 
 class StagedChunk(NamedTuple):
-    """What one process made of a chunk of files: its staging files (None when it projected none), the
-    projected files in path order, the files the index leaves out, the projected files' postings (the
-    terms they use, in order of first use, and their (term, file, frequency) triples packed as
-    `array(POSTING_TYPECODE)` bytes), and the length in characters of the longest line it staged."""
+    """What one process made of a chunk of files: its `files` rows and its children records as UTF-8 JSON
+    lines, each ending in a line feed (empty when it projected none), the projected files in path order,
+    the files the index leaves out, the projected files' postings (the terms they use, in order of first
+    use, and their (term, file, frequency) triples packed as `array(POSTING_TYPECODE)` bytes), and the
+    length in characters of the longest line it staged."""
 
-    rows_file: str | None
-    children_file: str | None
+    rows_lines: bytes
+    children_lines: bytes
     projected: list[StagedFile]
     skipped: list[SkippedFile]
     vocabulary: list[str]
@@ -92,9 +94,9 @@ def children_record(projection: FileProjection) -> dict[str, Any]:
     return record
 
 
-def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str, directory: str) -> StagedChunk:
-    """Project `(path, blob sha, bytes)` items, in order, into two new staging files of `directory` and
-    packed postings (a worker's task: module-level, so it pickles)."""
+def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str) -> StagedChunk:
+    """Project `(path, blob sha, bytes)` items, in order, into staged lines and packed postings (a
+    worker's task: module-level, so it pickles)."""
     from memhtml.index.parallel import project_items
 
     rows: list[str] = []
@@ -126,10 +128,10 @@ def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str, direct
         children.append(children_line)
         projected.append(StagedFile(result.path, row["active_hash"], row["blob_sha"], row["doc_len"]))
     if not projected:
-        return StagedChunk(None, None, projected, skipped, [], b"", 0)
+        return StagedChunk(b"", b"", projected, skipped, [], b"", 0)
     return StagedChunk(
-        _written(directory, rows),
-        _written(directory, children),
+        _lines(rows),
+        _lines(children),
         projected,
         skipped,
         list(vocabulary),
@@ -138,17 +140,21 @@ def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str, direct
     )
 
 
-def stage_blobs(entries: Sequence[tuple[str, str]], now: str, directory: str, source: BlobSource) -> StagedChunk:
+def stage_blobs(entries: Sequence[tuple[str, str]], now: str, source: BlobSource) -> StagedChunk:
     """`stage_items` of `(path, blob sha)` entries, their blobs read through `source` by this process."""
     contents = source.committed_blobs(entries)
-    return stage_items([(path, sha, contents.get(sha)) for path, sha in entries], now, directory)
+    return stage_items([(path, sha, contents.get(sha)) for path, sha in entries], now)
 
 
-def _written(directory: str, lines: Sequence[str]) -> str:
+def _lines(lines: Sequence[str]) -> bytes:
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def write_staging_file(directory: str, runs: Sequence[bytes]) -> str:
+    """A new file of `directory` holding `runs` of lines one after another (the chunks of a slice)."""
     handle, name = tempfile.mkstemp(suffix=".jsonl", dir=directory)
-    with os.fdopen(handle, "w", encoding="utf-8") as staging:
-        staging.write("\n".join(lines))
-        staging.write("\n")
+    with os.fdopen(handle, "wb") as staging:
+        staging.writelines(runs)
     return name
 
 

@@ -138,7 +138,8 @@ def test_no_staging_file_outlives_a_rebuild_that_lands_or_fails(
 
     from memhtml.index import bulkload
 
-    def fail_after_reading(self: bulkload.StagedLoader, *args: object) -> list[object]:
+    def fail_after_reading(self: bulkload.StagedLoader, *args: object, **files: str) -> list[object]:
+        assert all(Path(name).is_file() for name in files.values())  # the slice's staging files were written
         raise RuntimeError("the disk went away")
 
     monkeypatch.setattr(bulkload.StagedLoader, "_load", fail_after_reading)
@@ -163,13 +164,9 @@ def test_the_readers_object_limit_covers_the_longest_staged_line_in_bytes(
         "resources/db/plain.html": memory_file("Plain pool", "The pool ceiling is 64."),
     }
     items = [(path, f"{number:040x}", text.encode()) for number, (path, text) in enumerate(sorted(files.items()))]
-    staging = tmp_path / "staging"
-    staging.mkdir()
-    chunk = stage_items(items, NOW, str(staging))
-    assert chunk.skipped == [] and chunk.rows_file and chunk.children_file
-    lines = [
-        line for name in (chunk.rows_file, chunk.children_file) for line in Path(name).read_bytes().split(b"\n") if line
-    ]
+    chunk = stage_items(items, NOW)
+    assert chunk.skipped == [] and chunk.rows_lines and chunk.children_lines
+    lines = [line for staged in (chunk.rows_lines, chunk.children_lines) for line in staged.split(b"\n") if line]
     longest_bytes = max(len(line) for line in lines)
     assert longest_bytes > 3 * len(article)  # the article's characters, as UTF-8, are in the line
 
