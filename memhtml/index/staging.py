@@ -1,5 +1,5 @@
-"""The rebuild's staging files: the projections of a chunk of files written as JSON lines by the process
-that made them.
+"""The rebuild's staged projections: a chunk of files projected and encoded as JSON lines by the process
+that made them, and the staging files a slice's lines are written into for DuckDB to read.
 
 A rebuild projects every file of HEAD into emptied tables. Handing each projection to the parent as a
 Python object and turning its rows into DuckDB values there cost the parent ≈0.17 ms a file (1.7 s at
