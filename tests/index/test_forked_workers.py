@@ -57,38 +57,55 @@ def test_workers_are_forked_from_the_process_itself_only_while_it_has_one_thread
     assert done.stdout.strip() == expected
 
 
-# The executable's own entry point, with the fork server's start recorded in a file before it goes on.
+# The executable's own entry point, recording in a file when the fork server starts, when workers are
+# forked ahead, and when a pool is shut down, before each goes on.
 ENTRY = """
-import sys
+import os, sys
+from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import forkserver
+from memhtml.index import parallel
+
+def record(event):
+    with open(sys.argv[1], "a", encoding="utf-8") as events:
+        events.write(event + "\\n")
 
 started = forkserver.ensure_running
-
 def ensure_running():
-    with open(sys.argv[1], "a", encoding="utf-8") as marker:
-        marker.write("started\\n")
+    record("fork server")
     started()
-
 forkserver.ensure_running = ensure_running
-from memhtml.cli.entry import main
 
+forking = parallel.fork_workers_ahead
+def fork_workers_ahead(files_above):
+    forking(files_above)
+    if os.getpid() in parallel._forked_ahead:
+        record("forked ahead")
+parallel.fork_workers_ahead = fork_workers_ahead
+
+shutting = ProcessPoolExecutor.shutdown
+def shutdown(self, *args, **kwargs):
+    record("pool shut down")
+    shutting(self, *args, **kwargs)
+ProcessPoolExecutor.shutdown = shutdown
+
+from memhtml.cli.entry import main
 main(sys.argv[2:])
 """
 
 
-def _rebuild_through_the_entry(root: Path, scratch: Path) -> tuple[subprocess.CompletedProcess[str], bool]:
-    """`memhtml index rebuild` run by the entry point; whether it started the fork server."""
+def _rebuild_through_the_entry(root: Path, scratch: Path) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """`memhtml index rebuild` run by the entry point, and the events `ENTRY` recorded, in order."""
     script = scratch / "entry.py"
     script.write_text(ENTRY)
-    marker = scratch / "fork-server-started"
+    events = scratch / "events"
     done = subprocess.run(
-        [sys.executable, str(script), str(marker), "index", "rebuild", "--repo", str(root), "--json"],
+        [sys.executable, str(script), str(events), "index", "rebuild", "--repo", str(root), "--json"],
         capture_output=True,
         text=True,
         check=False,
         timeout=300,
     )
-    return done, marker.exists()
+    return done, events.read_text(encoding="utf-8").split("\n")[:-1] if events.exists() else []
 
 
 def test_the_executable_rebuilds_a_big_store_in_workers_it_forked_itself_and_stores_what_the_fork_servers_do(
@@ -96,24 +113,24 @@ def test_the_executable_rebuilds_a_big_store_in_workers_it_forked_itself_and_sto
 ) -> None:
     count = parallel.PARALLEL_MINIMUM_FILES + 5
     commit_memories(store_root, count, "grebe")
-    done, fork_server_started = _rebuild_through_the_entry(store_root, tmp_path)
+    done, events = _rebuild_through_the_entry(store_root, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert f'"filesIndexed": {count}' in done.stdout
-    assert not fork_server_started
+    assert events == ["forked ahead", "pool shut down"]  # the fork server never started
     # The in-process rebuild of a copy (this test process has threads: its pool comes from the server).
     assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
 
 
 def test_workers_forked_for_a_store_that_turns_out_small_are_let_go(store_root: Path, tmp_path: Path) -> None:
     """git's index counts every tracked file: a thousand that are not memories ask for workers the
-    rebuild then has no use for; it lets them go and indexes its few memories without the fork server."""
+    rebuild then has no use for; it shuts them down and indexes its few memories."""
     notes = store_root / "resources" / "notes"
     notes.mkdir(parents=True)
     for number in range(parallel.PARALLEL_MINIMUM_FILES):
         (notes / f"n{number:05d}.txt").write_text(f"note {number}\n")
     commit_memories(store_root, 3, "grebe")
-    done, fork_server_started = _rebuild_through_the_entry(store_root, tmp_path)
+    done, events = _rebuild_through_the_entry(store_root, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert '"filesIndexed": 3' in done.stdout
-    assert not fork_server_started
+    assert events == ["forked ahead", "pool shut down"]
     assert snapshot(store_root) == rebuilt_snapshot(store_root, tmp_path)
