@@ -5,7 +5,7 @@ parent converts no value row by row.
 
 A slice's staged lines are written into one file of each kind: the reader pays for every file it opens
 (a 2,000-file slice's `files` rows took 22 ms of CPU from eight files, one a chunk, against 10.5 ms from
-one file holding the same lines, and writing that file costs ≈2 ms).
+one file holding the same lines, and writing that file from the chunks' 3.2 MB took 0.6 ms).
 """
 
 from __future__ import annotations

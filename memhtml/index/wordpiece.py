@@ -373,8 +373,7 @@ class WordPieceVocabulary:
         self._prefix = continuing_prefix
         self._max_chars = max_chars_per_word
         self._words: dict[str, tuple[int, ...]] = {}
-        # Read once many texts come at once (`ids_of_many`): the token table, and every token's proper prefixes.
-        self._table: Mapping[str, int] = {}
+        # Every token's proper prefixes, read once many texts come at once (`ids_of_many`).
         self._prefixes: frozenset[str] | None = None
         literals = {token: self._ids.get(token) for token in literal_tokens}
         missing = [token for token, token_id in literals.items() if token_id is None]
@@ -408,12 +407,10 @@ class WordPieceVocabulary:
         (≈20 ms), once: a piece is then looked up in the table, ≈20× cheaper than through `vocab.index`,
         and a word whose rest is not one token is matched by walking forward only while what it has read
         begins some token (`_walked_pieces`). Trying every shorter length from the rest's end instead costs
-        a lookup per length: a commit hash (40 characters the vocabulary knows in pieces of one to three)
-        took ≈80 µs, ≈300 lookups."""
+        a lookup per length: 2,000 texts of eight commit hashes each (40 characters the vocabulary knows in
+        short pieces) took 1.3 s that way and 0.35 s walking, table and prefixes included."""
         if self._prefixes is None:
-            table = self._ids.table()
-            self._prefixes = frozenset(token[:end] for token in table for end in range(1, len(token)))
-            self._table = table
+            self._prefixes = frozenset(token[:end] for token in self._ids.table() for end in range(1, len(token)))
         found: list[list[int] | None] = []
         for text in texts:
             try:
@@ -434,7 +431,7 @@ class WordPieceVocabulary:
                 elif self._prefixes is None:
                     pieces = self._pieces(word)
                 else:
-                    pieces = self._walked_pieces(word, self._table, self._prefixes)
+                    pieces = self._walked_pieces(word, self._ids.table(), self._prefixes)
                 self._words[word] = pieces
             found.extend(pieces)
 
