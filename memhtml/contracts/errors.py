@@ -6,6 +6,7 @@ runnable suggestions. The CLI maps classes to codes and exit statuses in one pla
 
 from __future__ import annotations
 
+import errno
 from typing import ClassVar, Final
 
 # The original's 21 codes in manifest order, then ours; append-only.
@@ -33,6 +34,13 @@ ERROR_CODES: Final[tuple[str, ...]] = (
     "ERR_INTEGRATION_MODIFIED",
     "ERR_SECRET_DETECTED",
     "ERR_INVISIBLE_CHARACTERS",
+    "ERR_CORRUPT_REPOSITORY",
+    "ERR_DETACHED_HEAD",
+    "ERR_LOCKED",
+    "ERR_NO_SPACE",
+    "ERR_READ_ONLY",
+    "ERR_DAMAGED_FILE",
+    "ERR_INPUT_TOO_LARGE",
 )
 
 USAGE_ERROR_CODES: Final[tuple[str, ...]] = (
@@ -114,9 +122,10 @@ class StorageFailure(MemhtmlError):
 
 class DamagedIndex(StorageFailure):
     """The index file cannot be opened or read for a reason no lock explains: truncated, overwritten,
-    not a DuckDB file. Retrying changes nothing; the index is rebuilt from git, and `index rebuild`
-    sets the damaged file aside first."""
+    not a DuckDB file, a directory in its place. Retrying changes nothing; the index is rebuilt from
+    git, and `index rebuild` sets the damaged file aside first. A damaged support file, coded as one."""
 
+    code = "ERR_DAMAGED_FILE"
     retryable = False
 
 
@@ -142,6 +151,23 @@ class GitFailure(MemhtmlError):
     """A git call failed; retryable only when another process held a lock or moved the branch."""
 
     code = "ERR_GIT"
+    lock_held = False  # another git process held a lock file the call needed (`<name>.lock` exists)
+
+
+class CorruptRepository(GitFailure):
+    """Git objects the store needs are missing or unreadable (a deleted object file, a pack removed by a
+    repack, a damaged disk). Nothing is written on top of a tree that cannot be read: retrying changes
+    nothing, `git fsck` names what is gone."""
+
+    code = "ERR_CORRUPT_REPOSITORY"
+    retryable = False
+
+
+class DetachedHead(MemhtmlError):
+    """HEAD names a commit rather than a branch: a commit made there would belong to no branch and be
+    left behind by the next checkout, so writes are refused until a branch is checked out."""
+
+    code = "ERR_DETACHED_HEAD"
 
 
 class NotAStore(MemhtmlError):
@@ -166,10 +192,39 @@ class Interrupted(MemhtmlError):
 
 
 class LockTimeout(MemhtmlError):
-    """Another writer held the store lock for longer than we were willing to wait."""
+    """Another process held a lock we need (the store's write lock, git's index or ref locks, the index
+    database) for longer than we were willing to wait; nothing was written."""
 
-    code = "ERR_GIT"
+    code = "ERR_LOCKED"
     retryable = True
+
+
+class NoSpace(StorageFailure):
+    """The file system holding the store is full (or the user's quota is used up); nothing was written.
+    The same call succeeds once space is freed."""
+
+    code = "ERR_NO_SPACE"
+
+
+class ReadOnlyStore(StorageFailure):
+    """The store (its working tree, `.git` or `.memhtml`) cannot be written: a read-only mount or missing
+    permissions. Retrying changes nothing until that changes."""
+
+    code = "ERR_READ_ONLY"
+    retryable = False
+
+
+class DamagedFile(MemhtmlError):
+    """A file memhtml or git keeps beside the memories (git's index, `.memhtml` and its databases) is
+    not what it must be: garbage bytes, a directory where a file belongs. The remedy names the repair."""
+
+    code = "ERR_DAMAGED_FILE"
+
+
+class DamagedStateDatabase(DamagedFile):
+    """The state database (`.memhtml/state.duckdb`) cannot be opened for a reason no lock explains. It is
+    not rebuildable from git: `doctor --fix` sets it aside and restores the counters `state export` last
+    committed."""
 
 
 class IntegrationModified(MemhtmlError):
@@ -196,6 +251,25 @@ class BatchAborted(FollowsRefusal):
         self.message = message
         self.args = (message,)
         self.data = data
+
+
+def os_failure(error: OSError, root: object | None = None) -> MemhtmlError:
+    """A file-system failure that reached a door, as the kind of failure it is (by its errno): no space,
+    a store that cannot be written, or another storage failure; `root` (the store) makes the remedies
+    runnable. Its message names what the operating system said, never a path of the host."""
+    where = "" if root is None else f" {root}"
+    reason = error.strerror or type(error).__name__
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return NoSpace(
+            f"no space is left on the device holding the store ({reason}); nothing was written",
+            [f"df -h{where}", "retry the same command once space is freed"],
+        )
+    if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return ReadOnlyStore(
+            f"the store cannot be written ({reason}): a read-only file system or missing permissions",
+            [f"ls -ld{where}{'' if root is None else f' {root}/.git {root}/.memhtml'}", f"findmnt -T{where or ' .'}"],
+        )
+    return StorageFailure(f"a file of the store could not be read or written ({reason})", ["retry the same command"])
 
 
 def envelope_code(error: MemhtmlError) -> str:

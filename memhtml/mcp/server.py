@@ -21,7 +21,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from memhtml import __version__
-from memhtml.contracts.errors import MemhtmlError, UsageError
+from memhtml.contracts.errors import MemhtmlError, UsageError, os_failure
 from memhtml.domain.nearest import nearest
 from memhtml.mcp.answers import answered, crashed, refused, resource_crash, resource_error
 from memhtml.mcp.params import check_arguments
@@ -119,6 +119,8 @@ def build_server(root: Path) -> Server[Any]:
             return read_resource(root, str(params.uri))
         except MemhtmlError as error:
             raise resource_error(error) from None
+        except OSError as error:
+            raise resource_error(os_failure(error, root)) from None
         except Exception as error:  # the SDK would put the exception's own text on the wire
             logger.exception("reading %s failed unexpectedly", params.uri)
             raise resource_crash(error) from None
@@ -167,6 +169,8 @@ def call_tool(root: Path, name: str, arguments: dict[str, Any] | None) -> types.
         answer = tool.run(root, checked)
     except MemhtmlError as error:
         return refused(error, write_tool=tool.writes)
+    except OSError as error:  # a full disk, a read-only store: the same code as the CLI door gives
+        return refused(os_failure(error, root), write_tool=tool.writes)
     except Exception as error:  # a defect still answers one typed envelope, as the CLI's does
         logger.exception("%s failed unexpectedly", name)
         return crashed(error, write_tool=tool.writes)

@@ -13,14 +13,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from memhtml.contracts.errors import FollowsRefusal, MemhtmlError, StorageFailure, WriteConflict
+from memhtml.contracts.errors import FollowsRefusal, GitFailure, MemhtmlError, StorageFailure, WriteConflict
 from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
 from memhtml.html.document import parse_memory
 from memhtml.html.headedit import set_meta
 from memhtml.html.identity import Restatement, SemanticHead, restate
 from memhtml.store.archiving import archive_destination, archived_text, superseding_text
 from memhtml.store.files import linked_component, linked_refusal
-from memhtml.store.gitcmd import run_git
+from memhtml.store.gitcmd import missing_object, run_git
 from memhtml.store.repository import Store
 from memhtml.store.transaction import (
     Committed,
@@ -374,11 +374,15 @@ class PathClaimer:
     def _names_in_head(self, path: str) -> frozenset[str]:
         directory = path.rsplit("/", 1)[0] + "/"
         if directory not in self._head_names:
-            output = run_git(
-                self.root,
-                ["ls-tree", "-z", "--name-only", "--full-tree", "HEAD", "--", directory],
-                ok_statuses=(0, 128),
-            ).stdout
+            try:
+                listing = ["ls-tree", "-z", "--name-only", "--full-tree", "HEAD", "--", directory]
+                output = run_git(self.root, listing).stdout
+            except GitFailure as failure:
+                # A store always has a HEAD; listing one of its directories fails only on a tree git cannot read.
+                if type(failure) is GitFailure:
+                    shown = directory.rstrip("/")
+                    raise missing_object(self.root, f"a tree on the way to {shown} in HEAD") from failure
+                raise
             self._head_names[directory] = frozenset(
                 name.decode("utf-8", "surrogateescape") for name in output.split(b"\0") if name
             )

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
-from memhtml.contracts.errors import GitFailure
+from memhtml.contracts.errors import CorruptRepository, DamagedFile, GitFailure, MemhtmlError, NoSpace, ReadOnlyStore
 from memhtml.store.lock import held_descriptors
 
 # The id git gives "no object": the old value of a ref being created.
@@ -73,14 +73,58 @@ def run_git(
             pass_fds=held_descriptors(),
         )
     except OSError as error:  # git missing or not executable
-        raise GitFailure(f"git {args[0]} could not start ({error.strerror})", ["install git"]) from error
+        raise GitFailure(f"git {_subcommand(args)} could not start ({error.strerror})", ["install git"]) from error
     if completed.returncode not in ok_statuses:
-        raise GitFailure(
-            f"git {args[0]} failed (exit {completed.returncode})" + _hint(completed.stderr),
-            [],
-            retryable=_contended(completed.stderr),
-        )
+        raise git_failure(root, args, completed.returncode, completed.stderr)
     return completed
+
+
+def git_failure(root: Path, args: Sequence[str], status: int, stderr: bytes) -> MemhtmlError:
+    """The failure a git call ended with, as the kind of failure it is: a full disk, a store that cannot
+    be written and a git index that cannot be read are the same failures whoever meets them; anything
+    else is a git failure, retryable when another process held a lock or moved a ref."""
+    text = stderr.decode("utf-8", "replace")
+    command = _subcommand(args)
+    if _NO_SPACE.search(text):
+        return NoSpace(
+            f"git {command} failed: no space is left on the device holding the store; nothing was written",
+            [f"df -h {root}", "retry the same command once space is freed"],
+        )
+    if _READ_ONLY.search(text):
+        return ReadOnlyStore(
+            f"git {command} failed: the store cannot be written (a read-only file system or missing permissions)",
+            [f"ls -ld {root} {root}/.git", f"findmnt -T {root}"],
+        )
+    if _DAMAGED_INDEX.search(text):
+        return DamagedFile(
+            f"git {command} failed: git's index (.git/index) cannot be read; the memories themselves are safe",
+            [f"memhtml doctor --fix --repo {root}"],
+        )
+    failure = GitFailure(f"git {command} failed (exit {status})" + _hint(stderr), [], retryable=_contended(stderr))
+    failure.lock_held = ".lock" in text and "File exists" in text
+    return failure
+
+
+# What git prints when the device is full or the quota used up, when it may not write, and when its
+# index file is not an index.
+_NO_SPACE: Final = re.compile(r"No space left on device|Disk quota exceeded")
+_READ_ONLY: Final = re.compile(r"Read-only file system|Permission denied|insufficient permission")
+_DAMAGED_INDEX: Final = re.compile(
+    r"index file smaller than expected|index file corrupt|bad index file|bad signature 0x|index file open failed"
+)
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    """The git command a call runs, past the global options before it (`-c name=value`, `--literal-pathspecs`)."""
+    skip_value = False
+    for argument in args:
+        if skip_value:
+            skip_value = False
+        elif argument == "-c":
+            skip_value = True
+        elif not argument.startswith("-"):
+            return argument
+    return args[0] if args else "git"
 
 
 def start_git(root: Path, args: Sequence[str]) -> subprocess.Popen[bytes]:
@@ -144,14 +188,26 @@ def stream_to_git(root: Path, args: Sequence[str], chunks: Iterable[bytes]) -> N
         status = process.wait()
         if status != 0:
             errors.seek(0)
-            stderr = errors.read()
-            raise GitFailure(f"git {args[0]} failed (exit {status})" + _hint(stderr), [], retryable=_contended(stderr))
+            raise git_failure(root, args, status, errors.read())
 
 
 def git_text(root: Path, args: Sequence[str], **kwargs: object) -> str:
     """stdout of a git call as text with the trailing newline removed."""
     completed = run_git(root, args, **kwargs)  # type: ignore[arg-type]
     return completed.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+
+
+def rev_parse(root: Path, questions: Sequence[str]) -> list[str]:
+    """`git rev-parse`'s answer to each of `questions`, in order. One process answers all of them, one
+    a line; when a path holds a newline (a directory may be named so) the lines cannot be told apart, so
+    each question is asked on its own and its answer is all of its output but the last newline."""
+    lines = run_git(root, ["rev-parse", *questions]).stdout.decode("utf-8", "surrogateescape").split("\n")
+    if len(lines) == len(questions) + 1 and lines[-1] == "":
+        return lines[:-1]
+    return [
+        run_git(root, ["rev-parse", question]).stdout.decode("utf-8", "surrogateescape").removesuffix("\n")
+        for question in questions
+    ]
 
 
 def _contended(stderr: bytes) -> bool:
@@ -241,6 +297,16 @@ def head_from_ref_files(git_dir: Path) -> str | None:
     return value if value is not None and _OBJECT_ID.fullmatch(value) else None
 
 
+def detached_head(git_dir: Path) -> str | None:
+    """The commit HEAD names when it names no branch (a detached HEAD), else None (also when HEAD
+    cannot be read here: git answers for a HEAD it keeps elsewhere)."""
+    try:
+        head = (git_dir / "HEAD").read_text("utf-8", "replace").strip()
+    except OSError:
+        return None
+    return None if head.startswith("ref: ") else head
+
+
 def _packed_ref(git_dir: Path, ref: str) -> str | None:
     try:
         lines = (git_dir / "packed-refs").read_text("ascii").splitlines()
@@ -253,3 +319,11 @@ def _packed_ref(git_dir: Path, ref: str) -> str | None:
 def blob_id(data: bytes) -> str:
     """The git object id of a blob holding `data`: sha1 of the `blob <size>` header and the bytes."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def missing_object(root: Path, what: str) -> CorruptRepository:
+    """The refusal to write on top of a repository that lacks an object the write needs."""
+    return CorruptRepository(
+        f"the repository is corrupt: {what} cannot be read (its object is missing or damaged); nothing was written",
+        [f"git -C {root} fsck --full", "restore the missing objects from a clone or a backup of this store"],
+    )

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
+from memhtml.store.gitcmd import head_from_ref_files, run_git
 from memhtml.store.gitread import SYMLINK_MODE, GitCorpusReader, status_records, tree_blobs
 from memhtml.store.lock import LOCK_FILENAME
 from memhtml.store.recovery import pending_journals
@@ -151,3 +152,29 @@ def write_lock_held(store: Store) -> bool:
     finally:
         os.close(descriptor)
     return False
+
+
+class MissingObject(NamedTuple):
+    """An object the repository's history refers to and does not have (or cannot read)."""
+
+    kind: str  # blob, tree, commit, tag, or "object" when git does not say
+    object_id: str
+
+
+def missing_objects(store: Store) -> list[MissingObject]:
+    """Every object reachable from the refs (and git's index) that the repository lacks, as
+    `git fsck --connectivity-only` finds them: the objects are followed, not checked byte by byte."""
+    # Git's index is judged on its own (`store.gitindex`); an unreadable one must not stop the walk.
+    no_index = {"GIT_INDEX_FILE": str(store.git_dir / "memhtml-no-index")}
+    arguments = ["fsck", "--connectivity-only", "--no-dangling", "--no-progress"]
+    completed = run_git(store.root, arguments, env=no_index, ok_statuses=tuple(range(256)))
+    found: dict[str, MissingObject] = {}
+    for line in (completed.stdout + completed.stderr).decode("utf-8", "replace").splitlines():
+        words = line.split()
+        if len(words) == 3 and words[0] == "missing":
+            found.setdefault(words[2], MissingObject(words[1], words[2]))
+    if completed.returncode != 0 and not found:
+        # git could not walk the history at all (HEAD's own commit unreadable): one finding says so.
+        head = head_from_ref_files(store.git_dir) or "HEAD"
+        found[head] = MissingObject("commit", head)
+    return sorted(found.values())

@@ -8,7 +8,9 @@ edited in memory and written back deepest first with one `hash-object` each, so 
 directories hold, however large the store.
 
 Anything unusual (a file where a directory must be, a directory where a file is written, many
-directories at once) answers None, and the caller builds the tree the whole-index way instead.
+directories at once) answers None, and the caller builds the tree the whole-index way instead. A
+directory whose object is missing from the repository is never read as an empty one: the repository is
+corrupt, and the write is refused before its commit (`CorruptRepository`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from memhtml.store.gitcmd import git_text, run_git
+from memhtml.store.gitcmd import git_text, missing_object, run_git
 
 # Beyond this many directories to rewrite, one `hash-object` each costs more than one whole-index pass.
 MAX_SPLICED_DIRECTORIES: Final[int] = 24
@@ -102,10 +104,14 @@ Entries = dict[bytes, tuple[bytes, bytes]]
 
 
 def _read_trees(root: Path, parent_tree: str, directories: list[bytes], id_bytes: int) -> dict[bytes, Entries] | None:
-    """Each directory's entries in `parent_tree` (a directory it lacks: none); None if one is not a tree."""
+    """Each directory's entries in `parent_tree` (a directory it lacks: none); None if one is not a tree.
+
+    `cat-file --batch` answers "missing" both for a path the tree does not hold and for an object the
+    repository lacks; the two are told apart by the directory above, which lists a name it holds."""
     names = [parent_tree.encode() + (b":" + directory if directory else b"") for directory in directories]
     output = run_git(root, ["cat-file", "--batch"], stdin=b"".join(name + b"\n" for name in names)).stdout
     trees: dict[bytes, Entries] = {}
+    absent: list[bytes] = []
     offset = 0
     for directory in directories:
         header_end = output.index(b"\n", offset)
@@ -113,6 +119,7 @@ def _read_trees(root: Path, parent_tree: str, directories: list[bytes], id_bytes
         offset = header_end + 1
         if header[-1] == b"missing":
             trees[directory] = {}
+            absent.append(directory)
             continue
         if len(header) != 3 or header[1] != b"tree":
             return None  # a file (or a link) where a directory must be
@@ -122,6 +129,11 @@ def _read_trees(root: Path, parent_tree: str, directories: list[bytes], id_bytes
             return None
         trees[directory] = entries
         offset += size + 1
+    for directory in absent:
+        above, _, name = directory.rpartition(b"/")
+        if not directory or name in trees.get(above, {}):
+            shown = directory.decode("utf-8", "replace") or "the root directory"
+            raise missing_object(root, f"the tree of {shown} in HEAD")
     return trees
 
 

@@ -96,9 +96,9 @@ def test_refuse_env_root_requires_an_explicit_repo(store_root: Path) -> None:
     assert allowed.status == 0 and allowed.data["root"] == str(store_root.resolve())
 
 
-def test_a_git_failure_before_the_commit_is_failed_retryable_and_leaves_no_trace(store_root: Path) -> None:
+def test_a_branch_lock_held_past_the_retries_is_locked_retryable_and_leaves_no_trace(store_root: Path) -> None:
     head = git(store_root, "rev-parse", "HEAD")
-    # Another git process holding the branch lock makes our compare-and-swap fail.
+    # Another git process holding the branch lock makes every compare-and-swap fail.
     lock = store_root / ".git" / "refs" / "heads" / "main.lock"
     lock.write_text(head)
     try:
@@ -107,7 +107,7 @@ def test_a_git_failure_before_the_commit_is_failed_retryable_and_leaves_no_trace
         lock.unlink()
     assert answer.status == 1
     envelope = answer.envelope
-    assert envelope["code"] == "ERR_GIT"
+    assert envelope["code"] == "ERR_LOCKED"
     assert envelope["stored"] is False and envelope["outcome"] == "failed" and envelope["retryable"] is True
     assert git(store_root, "rev-parse", "HEAD") == head
     assert git(store_root, "status", "--porcelain", "--untracked-files=all") == ""
@@ -116,18 +116,20 @@ def test_a_git_failure_before_the_commit_is_failed_retryable_and_leaves_no_trace
     assert retried.status == 0 and retried.data["outcome"] == "written"
 
 
-def test_a_landed_commit_is_reported_as_success_even_if_the_index_refresh_fails(store_root: Path) -> None:
-    index_lock = store_root / ".git" / "index.lock"
-    index_lock.write_text("")
-    try:
-        answer = run_cli("write", "--repo", str(store_root), *FACT)
-    finally:
-        index_lock.unlink()
+def test_a_landed_commit_is_reported_as_success_when_the_git_index_cannot_follow(store_root: Path) -> None:
+    # With git's index file gone, entries for the new path alone would read as every other memory staged
+    # for deletion: the write lands, leaves the index as it is and says how to rebuild it.
+    (store_root / ".git" / "index").unlink()
+    answer = run_cli("write", "--repo", str(store_root), *FACT)
     assert answer.status == 0
     assert answer.data["stored"] is True and answer.data["outcome"] == "written"
-    assert answer.data["index"]["ok"] is False
+    assert answer.data["index"]["ok"] is False and answer.data["index"]["remedy"] == "memhtml doctor --fix"
     changed = git(store_root, "show", "--name-only", "--format=", "HEAD").split()
     assert changed == [answer.data["path"]]
+    assert not (store_root / ".git" / "index").exists()
+    fixed = run_cli("doctor", "--fix", "--repo", str(store_root))
+    assert fixed.data["repaired"]["gitIndexEntries"] > 0, fixed.stdout
+    assert git(store_root, "status", "--porcelain", "--untracked-files=all") == ""
 
 
 def test_manifest_lists_exactly_the_commands_that_exist() -> None:

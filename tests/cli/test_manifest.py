@@ -136,8 +136,18 @@ def test_global_flags(manifest: dict[str, Any]) -> None:
 def test_response_types_and_error_codes_extend_the_original_in_order(manifest: dict[str, Any]) -> None:
     assert manifest["responseTypes"][: len(ORIGINAL_RESPONSE_TYPES)] == ORIGINAL_RESPONSE_TYPES
     assert manifest["errorCodes"][: len(ORIGINAL_ERROR_CODES)] == ORIGINAL_ERROR_CODES
-    # ours, appended: the safety notary's refusals
-    assert manifest["errorCodes"][len(ORIGINAL_ERROR_CODES) :] == ["ERR_SECRET_DETECTED", "ERR_INVISIBLE_CHARACTERS"]
+    # ours, appended: the safety notary's refusals, then one code for each kind of fault of the store
+    assert manifest["errorCodes"][len(ORIGINAL_ERROR_CODES) :] == [
+        "ERR_SECRET_DETECTED",
+        "ERR_INVISIBLE_CHARACTERS",
+        "ERR_CORRUPT_REPOSITORY",
+        "ERR_DETACHED_HEAD",
+        "ERR_LOCKED",
+        "ERR_NO_SPACE",
+        "ERR_READ_ONLY",
+        "ERR_DAMAGED_FILE",
+        "ERR_INPUT_TOO_LARGE",
+    ]
 
 
 def test_config_and_guide(manifest: dict[str, Any]) -> None:
