@@ -25,7 +25,7 @@ from pathlib import Path
 from memhtml.contracts.paths import memory_filename
 from memhtml.operations.write import WriteRequest, place_memory
 from memhtml.store.batch import PathClaimer, PlacedMemory
-from memhtml.store.commit import Staged, commit_message, commit_paths, commit_subject, sync_real_index
+from memhtml.store.commit import Staged, commit_message, commit_paths, commit_subject
 from memhtml.store.files import create_file_exclusively
 from memhtml.store.initialize import init_store
 from memhtml.store.repository import open_store
@@ -396,8 +396,7 @@ def build_store(root: Path, size: int, seed: int = 42) -> list[str]:
         write_fixture_file(root / path, placed.file_text)
         written.append(path)
     message = commit_message(commit_subject("batch", f"{size} memories"))
-    landed = commit_paths(root, store.git_dir, [Staged(path) for path in written], message)
-    sync_real_index(root, landed.records)
+    commit_paths(root, store.git_dir, [Staged(path) for path in written], message)  # the git index too
     # Packed, as a lived-in store is: its blobs went in as loose objects, and past git's threshold
     # (6,700) the first plain `git commit` a benchmark makes would start a `git gc` in the background,
     # repacking the whole store through the measurements that follow.

@@ -16,15 +16,17 @@ from memhtml import __version__
 from memhtml.cli.door import Door
 from memhtml.cli.grammar import Invocation, parse_command_line
 from memhtml.contracts import lifetime
-from memhtml.contracts.errors import Interrupted, MemhtmlError, UsageError
+from memhtml.contracts.errors import Interrupted, MemhtmlError, UsageError, os_failure
 from memhtml.operations.config import Config, calm_blas_threads, load_config
+from memhtml.store import interrupts
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
     lifetime.end_by_exit()  # `_end_process`: what the kernel releases at the exit may wait for it
     calm_blas_threads()
     _open_missing_streams()
-    _end_process(run(sys.argv[1:] if argv is None else argv))
+    with interrupts.signals_taken():  # held to the exit, so a landed write's answer is never cut off
+        _end_process(run(sys.argv[1:] if argv is None else argv))
 
 
 def _open_missing_streams() -> None:
@@ -90,7 +92,18 @@ def _threads_to_wait_for(threading: Any) -> bool:
 
 
 def run(argv: list[str]) -> int:
-    """Answer one command line with exactly one result on stdout; return the exit status."""
+    """Answer one command line with exactly one result on stdout; return the exit status. SIGTERM and
+    SIGHUP interrupt it as Ctrl-C does, until a commit of it lands; from then on nothing does."""
+    try:
+        with interrupts.signals_taken():
+            return _run(argv)
+    except KeyboardInterrupt:  # before the command's own handling began, or while it answered
+        door = Door(command="", json_mode="--json" in argv or not sys.stdout.isatty(), dense="--dense" in argv)
+        door.refuse(Interrupted())
+        return door.status
+
+
+def _run(argv: list[str]) -> int:
     config = load_config()
     stdout_is_tty = sys.stdout.isatty()
     try:
@@ -156,6 +169,8 @@ def _dispatch(door: Door, invocation: Invocation) -> int:
         # Ctrl-C, or SIGTERM/SIGHUP during a write: a write interrupted before its commit has put
         # every byte back.
         door.refuse(Interrupted())
+    except OSError as error:  # a full disk, a read-only store: the same code whoever met it
+        door.refuse(os_failure(error, door.root))
     except Exception as error:  # the one envelope still answers an unmapped defect
         door.crash(error)
     else:

@@ -117,13 +117,14 @@ class WriteReport(NamedTuple):
 
 
 def staging_warning(paths: Sequence[str]) -> dict[str, object]:
-    """The commit landed, but the user's git index still shows the old state of `paths` (another git
-    process held `.git/index.lock`): a plain `git commit` would undo them until they are refreshed."""
-    shown = " ".join(paths) if len(paths) <= 3 else "<the paths in this answer>"
+    """The commit landed, but the user's git index still shows the old state of `paths` (git refused
+    the entries, or the index file is missing): a plain `git commit` would undo them until the index is
+    brought in line with HEAD, which `doctor --fix` does for every memory path."""
+    shown = " ".join(paths) if len(paths) <= 3 else "the paths in this answer"
     return {
         "ok": False,
-        "warning": "committed, but the git index entries of the changed files could not be refreshed",
-        "remedy": f"git reset -q -- {shown}",
+        "warning": f"committed, but the git index entries of {shown} could not be brought in line with the commit",
+        "remedy": "memhtml doctor --fix",
     }
 
 

@@ -1,27 +1,40 @@
 """Committing exactly our own paths, without touching the user's staging area.
 
-The tree is built in a private index seeded from HEAD, committed with `commit-tree`, and published
-with `update-ref HEAD <new> <old>` as a compare-and-swap. Only afterwards are the real index entries
-of our paths brought in line. Paths and objects travel on stdin, never as arguments, so a batch of
-any size fits.
+The tree is built in a private index seeded from HEAD (or spliced, `store/treesplice.py`), committed
+with `commit-tree`, and published with `update-ref HEAD <new> <old>` as a compare-and-swap, while git's
+index lock is held (`store/gitindex.py`), which afterwards brings the real index entries of just our paths
+in line. The compare-and-swap is the write's one commit boundary: before it nothing is stored and a
+signal interrupts; once it returns the commit has landed, and nothing undoes it (`store/interrupts.py`).
+A branch moved by someone else meanwhile is followed (the commit is rebuilt on the new HEAD, with
+jittered backoff) unless that move touched our paths, which is a write conflict. Paths and objects
+travel on stdin, never as arguments, so a batch of any size fits.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import stat
+import random
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from memhtml.contracts.errors import GitFailure
+from memhtml.contracts.errors import GitFailure, LockTimeout, WriteConflict
 from memhtml.html.jscompat import js_flattened, js_trim, utf16_length, utf16_prefix
-from memhtml.store.gitcmd import ZERO_SHA, blob_id, git_text, run_git, stream_to_git
+from memhtml.store import interrupts
+from memhtml.store.gitcmd import ZERO_SHA, blob_id, git_text, head_sha, missing_object, run_git, stream_to_git
+from memhtml.store.gitindex import PRIVATE_INDEX_PREFIX, index_locked, sync_index_entries
 from memhtml.store.treesplice import spliced_tree
 
-PRIVATE_INDEX_PREFIX: Final[str] = "memhtml-index-"
-CAS_ATTEMPTS: Final[int] = 3
+# How often a compare-and-swap lost to someone else's move of the branch is tried again, and the longest
+# pause between two tries (jittered, doubling from `CAS_FIRST_PAUSE_SECONDS`).
+CAS_ATTEMPTS: Final[int] = 8
+CAS_FIRST_PAUSE_SECONDS: Final[float] = 0.01
+CAS_LONGEST_PAUSE_SECONDS: Final[float] = 0.25
+# Objects a transaction streams into one pack are kept reachable from a ref of this prefix until its
+# commit is on the branch: a `git repack -ad` in between would otherwise delete them as unreachable.
+TRANSACTION_REF_PREFIX: Final[str] = "refs/memhtml/transactions/"
 SUBJECT_LIMIT: Final[int] = 72
 
 
@@ -58,24 +71,28 @@ def commit_message(subject: str, trailers: Sequence[tuple[str, str | None]] = ()
     return subject + "\n\n" + "\n".join(lines) + "\n"
 
 
-def path_in_head(root: Path, path: str) -> bool:
-    """Whether HEAD's tree holds `path` (used to tell a landed commit from one that never happened)."""
-    completed = run_git(root, ["cat-file", "-e", f"HEAD:{path}"], ok_statuses=(0, 1, 128))
-    return completed.returncode == 0
-
-
 class Landed(NamedTuple):
-    """A commit on the branch, and the index records of its paths (for the user's index)."""
+    """A commit on the branch, the index records of its paths, and whether the user's index now shows
+    those paths as committed."""
 
     sha: str
     records: bytes
     created: bool = True  # False: HEAD already held exactly these contents, nothing was committed
+    index_synced: bool = True
 
 
 def head_commit_and_tree(root: Path) -> tuple[str | None, str | None]:
+    """HEAD's commit and the tree it names; (None, None) on an unborn branch. A HEAD whose commit git
+    cannot read is a corrupt repository, never an empty one (a missing tree is found where it is read:
+    `spliced_tree`, `read-tree`)."""
     completed = run_git(root, ["log", "-1", "--format=%H %T", "HEAD", "--"], ok_statuses=(0, 128))
     fields = completed.stdout.decode().split()
-    return (fields[0], fields[1]) if completed.returncode == 0 and len(fields) == 2 else (None, None)
+    if completed.returncode == 0 and len(fields) == 2:
+        return fields[0], fields[1]
+    head = head_sha(root)
+    if head is not None:
+        raise missing_object(root, f"HEAD's commit {head}")
+    return None, None
 
 
 def sweep_private_indexes(git_dir: Path) -> None:
@@ -84,36 +101,146 @@ def sweep_private_indexes(git_dir: Path) -> None:
         leftover.unlink(missing_ok=True)
 
 
-def commit_paths(
-    root: Path, git_dir: Path, staged: Sequence[Staged], message: str, records: bytes | None = None
-) -> Landed:
-    """Commit `staged` on top of HEAD as one commit; every failure precedes the compare-and-swap.
+def leftover_transaction_refs(git_dir: Path) -> list[str]:
+    """Refs of transactions whose writer died before removing them (loose or packed); call only while
+    holding the write lock, when no live transaction has one."""
+    found: list[str] = []
+    loose = git_dir / TRANSACTION_REF_PREFIX
+    if loose.is_dir():
+        found += [TRANSACTION_REF_PREFIX + entry.name for entry in loose.iterdir() if entry.is_file()]
+    try:
+        packed = (git_dir / "packed-refs").read_text("utf-8", "replace")
+    except OSError:
+        packed = ""
+    if TRANSACTION_REF_PREFIX in packed:
+        for line in packed.splitlines():
+            name = line.partition(" ")[2]
+            if name.startswith(TRANSACTION_REF_PREFIX) and name not in found:
+                found.append(name)
+    return found
 
-    If another process moves the branch between our read of HEAD and our update, the commit is
-    rebuilt on the new HEAD (a few times). If HEAD already holds exactly these contents, nothing is
-    committed and HEAD is answered. The caller then runs `sync_real_index` outside its rollback
-    scope: once the branch moved, the working-tree files belong to history.
+
+def drop_transaction_ref(root: Path, ref: str) -> None:
+    """Let go of a transaction's objects: its commit is on the branch, or it stored nothing."""
+    run_git(root, ["update-ref", "-d", ref], ok_statuses=(0, 1))
+
+
+def commit_paths(
+    root: Path,
+    git_dir: Path,
+    staged: Sequence[Staged],
+    message: str,
+    records: bytes | None = None,
+    *,
+    planned_on: str | None = None,
+) -> Landed:
+    """Commit `staged` on top of HEAD as one commit and bring the user's index in line with it.
+
+    Every failure precedes the compare-and-swap. `planned_on` is the HEAD the caller decided its
+    changes against: a branch moved since (by anyone) is committed on only if none of our paths changed
+    on the way, else the write conflicts. If HEAD already holds exactly these contents, nothing is
+    committed and HEAD is answered. Once this returns, the commit is on the branch.
     """
     if records is None:
         records = index_records(root, staged)
     subject = message.split("\n", 1)[0]
-    for attempt in range(1, CAS_ATTEMPTS + 1):
-        parent, parent_tree = head_commit_and_tree(root)
-        tree = spliced_tree(root, parent_tree, records) if parent_tree is not None else None
-        if tree is None:
-            tree = _tree_with(root, git_dir, parent, records)
-        if parent is not None and tree == parent_tree:
-            return Landed(parent, records, created=False)
-        parents = ["-p", parent] if parent else []
-        commit = git_text(root, ["commit-tree", tree, *parents, "-F", "-"], stdin=message.encode("utf-8"))
+    pause = CAS_FIRST_PAUSE_SECONDS
+    # Git's index lock is taken just before the first compare-and-swap, so someone else's `git commit`
+    # waits only for the swap and the entries; once taken it is kept, so a swap lost to such a commit is
+    # tried again on a HEAD that no `git commit` can move meanwhile.
+    lost_to = LostSwap(ref_locked=False)
+    with contextlib.ExitStack() as index_held:
+        for attempt in range(1, CAS_ATTEMPTS + 1):
+            parent, commit = _commit_on_head(root, git_dir, records, message, planned_on)
+            if attempt == 1:
+                index_held.enter_context(index_locked(git_dir))
+                if head_sha(root) != parent:
+                    continue  # moved while the lock was awaited: built again on a HEAD that holds still
+            if commit is None:  # HEAD already holds exactly these contents
+                assert parent is not None
+                return Landed(parent, records, created=False, index_synced=_synced(root, git_dir, records, parent))
+            lost = _swapped(root, subject, commit, parent)
+            if lost is None:
+                return Landed(commit, records, index_synced=_synced(root, git_dir, records, parent))
+            lost_to = lost
+            time.sleep(pause * (0.5 + random.random()))
+            pause = min(pause * 2, CAS_LONGEST_PAUSE_SECONDS)
+    if lost_to.ref_locked:
+        raise LockTimeout(
+            f"another git process held the branch's ref lock through {CAS_ATTEMPTS} tries; nothing was written",
+            ["retry the same command", f"memhtml doctor --fix --repo {root}  # removes a ref lock no git holds"],
+        )
+    raise WriteConflict(
+        f"write conflict: the branch kept moving under this write ({CAS_ATTEMPTS} tries); nothing was written",
+        ["retry the same command", f"git -C {root} log -3 --format='%h %s'"],
+        retryable=True,
+    )
+
+
+def _commit_on_head(
+    root: Path, git_dir: Path, records: bytes, message: str, planned_on: str | None
+) -> tuple[str | None, str | None]:
+    """HEAD, and the commit of `records` on top of it (None when HEAD already holds exactly them)."""
+    parent, parent_tree = head_commit_and_tree(root)
+    if planned_on is not None and parent != planned_on:
+        _refuse_moved_paths(root, planned_on, parent, records)
+    tree = spliced_tree(root, parent_tree, records) if parent_tree is not None else None
+    if tree is None:
+        tree = _tree_with(root, git_dir, parent, records)
+    if parent is not None and tree == parent_tree:
+        return parent, None
+    parents = ["-p", parent] if parent else []
+    return parent, git_text(root, ["commit-tree", tree, *parents, "-F", "-"], stdin=message.encode("utf-8"))
+
+
+class LostSwap(NamedTuple):
+    """Why a compare-and-swap did not move the branch: another process moved it first, or held its ref lock."""
+
+    ref_locked: bool
+
+
+def _swapped(root: Path, subject: str, commit: str, parent: str | None) -> LostSwap | None:
+    """Move the branch from `parent` to `commit`, the commit boundary: signals wait until git answers,
+    so git is never killed halfway. None once the branch holds `commit` (even when git died after moving
+    it); why it does not otherwise, when trying again can help. Any other failure of git is raised."""
+    with interrupts.held():
         try:
             run_git(root, ["update-ref", "-m", subject, "HEAD", commit, parent or ZERO_SHA])
         except GitFailure as failure:
-            if not failure.retryable or attempt == CAS_ATTEMPTS:
+            if head_sha(root) == commit:  # git died after the move (a Ctrl-C reaches it too)
+                interrupts.commit_landed()
+                return None
+            if not failure.retryable:
                 raise
-            continue
-        return Landed(commit, records)
-    raise AssertionError("unreachable: the last attempt returns or raises")
+            return LostSwap(ref_locked=failure.lock_held)
+        interrupts.commit_landed()
+    return None
+
+
+def _synced(root: Path, git_dir: Path, records: bytes, parent: str | None) -> bool:
+    """Bring the user's index in line after the commit landed; never raises, since nothing may turn a
+    landed commit into a failure (the answer says when the index could not be brought in line)."""
+    try:
+        return sync_index_entries(root, git_dir, records, create=parent is None)
+    except Exception:
+        return False
+
+
+def _refuse_moved_paths(root: Path, planned_on: str, head: str | None, records: bytes) -> None:
+    """The branch moved since the caller planned on `planned_on`: a conflict if the move touched a path
+    of ours (our plan read those paths there), nothing otherwise."""
+    ours = {record.partition(b"\t")[2] for record in records.split(b"\0") if record}
+    moved = b""
+    if head is not None:
+        moved = run_git(root, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", planned_on, head]).stdout
+    touched = sorted(path.decode("utf-8", "surrogateescape") for path in moved.split(b"\0") if path in ours)
+    if head is None or touched:
+        shown = ", ".join(touched[:3]) if touched else "the branch"
+        raise WriteConflict(
+            f"write conflict on {shown}: another commit changed it while this write was made; nothing was written",
+            ["retry the same command (it plans again on the new HEAD)", f"git -C {root} log -3 --stat"],
+            retryable=True,
+        )
 
 
 def _tree_with(root: Path, git_dir: Path, parent: str | None, records: bytes) -> str:
@@ -121,19 +248,28 @@ def _tree_with(root: Path, git_dir: Path, parent: str | None, records: bytes) ->
     private_index = git_dir / f"{PRIVATE_INDEX_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
     env = {"GIT_INDEX_FILE": str(private_index)}
     try:
-        run_git(root, ["read-tree", parent] if parent else ["read-tree", "--empty"], env=env)
+        try:
+            run_git(root, ["read-tree", parent] if parent else ["read-tree", "--empty"], env=env)
+        except GitFailure as failure:
+            # Reading a commit's trees into an index of our own fails only on an object git cannot read.
+            if type(failure) is GitFailure:
+                raise missing_object(root, f"a tree of HEAD ({parent})") from failure
+            raise
         run_git(root, ["update-index", "-z", "--index-info"], stdin=records, env=env)
         return git_text(root, ["write-tree"], env=env)
     finally:
         private_index.unlink(missing_ok=True)
 
 
-def write_blobs(root: Path, blobs: Sequence[bytes], paths: Sequence[str]) -> list[str]:
+def write_blobs(root: Path, blobs: Sequence[bytes], paths: Sequence[str], *, keep_as: str | None = None) -> list[str]:
     """Store `blobs` (just written to `paths` in the working tree) as git objects; return their ids.
 
-    The ids are computed here as git does (`blob_id`). A few
-    blobs are hashed from their files as loose objects, and a file that no longer holds its bytes is
-    refused rather than committed; many go into one pack straight from memory.
+    The ids are computed here as git does (`blob_id`). A few blobs are hashed from their files as loose
+    objects, and a file that no longer holds its bytes is refused rather than committed; many go into
+    one pack straight from memory, with a commit holding them all on the ref `keep_as` (made by the same
+    `fast-import`, which keeps its pack from removal until that ref is written), so no repack can delete
+    them before the branch refers to them. Loose objects need no such ref: a repack never removes a
+    loose object that no pack holds.
     """
     shas = [blob_id(data) for data in blobs]
     if len(blobs) < PACK_THRESHOLD:
@@ -145,83 +281,20 @@ def write_blobs(root: Path, blobs: Sequence[bytes], paths: Sequence[str]) -> lis
 
     def stream() -> Iterator[bytes]:
         yield b"feature done\n"
-        for data in blobs:
-            yield b"blob\ndata %d\n" % len(data) + data + b"\n"
+        for number, data in enumerate(blobs, 1):
+            yield b"blob\nmark :%d\ndata %d\n" % (number, len(data)) + data + b"\n"
+        if keep_as is not None:
+            yield b"commit %s\ncommitter memhtml <memhtml> 0 +0000\ndata 0\n" % keep_as.encode()
+            yield b"".join(b"M 100644 :%d %d\n" % (number, number) for number in range(1, len(blobs) + 1))
         yield b"done\n"
 
     stream_to_git(root, ["fast-import", "--quiet", "--done"], stream())
     return shas
 
 
-def sync_real_index(root: Path, records: bytes) -> bool:
-    """Give the user's index exactly the committed blobs of our paths, nothing else; False if git refused.
-
-    An entry must also carry its file's stat data: without it (what `update-index --index-info`
-    records) every later `git status` reads and hashes the file again, and ours never keep what they
-    learn (optional locks are off). So the entries are written from the files themselves whenever that
-    records exactly the committed blobs (`_synced_from_files`). Otherwise the committed blob is recorded
-    as is (not re-hashed from the file), so a clean filter can never make our own path look modified.
-    """
-    with contextlib.suppress(GitFailure):  # whatever git refused there, the records are tried as is
-        if _synced_from_files(root, records):
-            return True
-    try:
-        run_git(root, ["update-index", "-z", "--index-info"], stdin=records)
-    except GitFailure:
-        return False
-    return True
-
-
-def _synced_from_files(root: Path, records: bytes) -> bool:
-    """Write `records` into the user's index with one `update-index --add --remove --info-only` (and
-    `--replace`, as `--index-info` replaces an entry a new path conflicts with), which
-    takes each blob id and the stat data from the file, when the ids are sure to be the committed ones:
-    every present path a plain, non-executable file whose bytes, cleaned as git cleans them (asked of
-    `hash-object`, which writes nothing and leaves the index alone), are its committed blob, and every
-    removed path gone from the disk. False, with nothing written, when one of them is not so.
-
-    One index write: a second one (`git add --refresh` after `--index-info`) cost a write ≈110 ms at
-    100k files, where each write of git's index is ≈70–90 ms."""
-    present: list[tuple[str, str]] = []
-    removed: list[str] = []
-    for record in records.decode("utf-8", "surrogateescape").split("\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition("\t")
-        mode, sha = meta.split(" ")
-        if "\n" in path:
-            return False  # `hash-object --stdin-paths` reads one path a line
-        if mode == "0":
-            removed.append(path)
-        elif mode == "100644":
-            present.append((path, sha))
-        else:
-            return False
-    if any(os.path.lexists(root / path) for path in removed):
-        return False
-    for path, _ in present:
-        try:
-            found = os.lstat(root / path)
-        except OSError:
-            return False
-        if not stat.S_ISREG(found.st_mode) or found.st_mode & 0o111:
-            return False
-    if present:
-        listing = "".join(path + "\n" for path, _ in present).encode("utf-8", "surrogateescape")
-        cleaned = git_text(root, ["hash-object", "--stdin-paths"], stdin=listing).split("\n")
-        if cleaned != [sha for _, sha in present]:
-            return False
-    paths = [path for path, _ in present] + removed
-    run_git(
-        root,
-        ["update-index", "-z", "--add", "--remove", "--replace", "--info-only", "--stdin"],
-        stdin="".join(path + "\0" for path in paths).encode("utf-8", "surrogateescape"),
-    )
-    return True
-
-
-def index_records(root: Path, staged: Sequence[Staged]) -> bytes:
-    """`update-index --index-info` records, with every blob written first (one streamed git call)."""
+def index_records(root: Path, staged: Sequence[Staged], *, keep_as: str | None = None) -> bytes:
+    """`update-index --index-info` records, with every blob written first (one streamed git call);
+    `keep_as` as `write_blobs` takes it."""
     from_disk = [entry.path for entry in staged if entry.present and entry.data is None]
     blob_for: dict[str, str] = {}
     if from_disk:
@@ -231,7 +304,8 @@ def index_records(root: Path, staged: Sequence[Staged]) -> bytes:
     in_memory = [(entry.path, entry.data) for entry in staged if entry.present and entry.data is not None]
     if in_memory:
         paths = [path for path, _ in in_memory]
-        blob_for.update(zip(paths, write_blobs(root, [data for _, data in in_memory], paths), strict=True))
+        written = write_blobs(root, [data for _, data in in_memory], paths, keep_as=keep_as)
+        blob_for.update(zip(paths, written, strict=True))
     records = []
     for entry in staged:
         if entry.present:

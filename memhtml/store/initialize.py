@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from memhtml.contracts.errors import GitFailure, UsageError
-from memhtml.store.commit import Staged, commit_message, commit_paths, commit_subject, sync_real_index
+from memhtml.store.commit import Staged, commit_message, commit_paths, commit_subject
 from memhtml.store.gitcmd import head_sha, run_git
 from memhtml.store.lock import write_lock
 from memhtml.store.repository import Store, ensure_excluded, git_locations
@@ -50,7 +50,7 @@ def init_store(root: Path) -> InitReport:
         if uncommitted:
             message = commit_message(commit_subject("init", "scaffold the memory repository"))
             landed = commit_paths(resolved, store.git_dir, [Staged(path) for path in uncommitted], message)
-            index_synced = sync_real_index(resolved, landed.records)
+            index_synced = landed.index_synced
     return InitReport(
         root=resolved,
         created=initialized_git,

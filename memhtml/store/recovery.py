@@ -26,8 +26,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from memhtml.contracts.errors import GitFailure, LockTimeout
+from memhtml.contracts.errors import LockTimeout, MemhtmlError
 from memhtml.store.gitcmd import ZERO_SHA, blob_id, run_git
+from memhtml.store.gitindex import remove_writers_leftover_lock
 from memhtml.store.lock import write_lock
 
 JOURNAL_PREFIX: Final[str] = "memhtml-journal-"
@@ -49,7 +50,13 @@ class JournalFile:
         journal = cls(path, handle)
         lines: list[dict[str, Any]] = [{"directories": sorted(directories)}]
         lines += [{"create": target, "blob": blob_id(data), "size": len(data)} for target, data in creates]
-        journal._write(lines)
+        try:
+            journal._write(lines)
+        except BaseException:  # nothing was touched yet: a journal that could not be written is dropped
+            with contextlib.suppress(OSError):
+                handle.close()
+            path.unlink(missing_ok=True)
+            raise
         return journal
 
     def rewrite(self, path: str, prior: bytes, new: bytes, temporary: str) -> None:
@@ -100,19 +107,23 @@ def recover_interrupted_writes(root: Path, git_dir: Path) -> int:
     journals = pending_journals(git_dir)
     if not journals:
         return 0
+    remove_writers_leftover_lock(git_dir)  # a writer killed while it held git's index lock
+    # Without git's index there are no entries to bring in line: entries of a few paths alone would
+    # read as every other memory staged for deletion (`doctor --fix` rebuilds the index from HEAD).
+    has_index = (git_dir / "index").is_file()
     try:
         listing = run_git(root, ["ls-tree", "-r", "-z", "--full-tree", "HEAD"], ok_statuses=(0, 128)).stdout
         in_head = _entries(listing)
-        in_index = _entries(run_git(root, ["ls-files", "--stage", "-z"]).stdout, staged=True)
-    except GitFailure:
+        in_index = _entries(run_git(root, ["ls-files", "--stage", "-z"]).stdout, staged=True) if has_index else {}
+    except MemhtmlError:
         return 0
     replayed = 0
     for journal in journals:
         try:
             fixes = _replay(root, _records(journal), in_head, in_index)
-            if fixes:
+            if fixes and has_index:
                 run_git(root, ["update-index", "-z", "--index-info"], stdin="".join(fixes).encode("utf-8"))
-        except (OSError, GitFailure, ValueError, KeyError, TypeError):
+        except (OSError, MemhtmlError, ValueError, KeyError, TypeError):
             continue
         journal.unlink(missing_ok=True)
         replayed += 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from memhtml.store.commit import Staged, commit_paths, sync_real_index
+from memhtml.store.commit import Staged, commit_paths
 from memhtml.store.files import linked_component, linked_refusal
 from memhtml.store.repository import Store
 from memhtml.store.transaction import exclusive
@@ -35,5 +35,4 @@ def commit_generated_file(store: Store, path: str, text: str, message: str) -> s
             else:
                 target.write_bytes(previous)
             raise
-        sync_real_index(store.root, landed.records)
     return landed.sha if landed.created else None

@@ -1,32 +1,33 @@
 """One store transaction: create, rewrite and move memory files, then commit them all as one commit.
 
 The caller holds the write lock. Every touched path is journaled first (its prior bytes, or its
-absence); until the branch moves, any failure, interrupt or SIGTERM/SIGHUP puts every byte back, so
-the tree is identical to before. Once the branch has moved the files belong to history and nothing
-is undone. Moves are `git mv`-shaped (the source leaves the tree in the same commit). The journal is
-also written to `.git` (`store/recovery.py`), so what a writer killed outright leaves is put back by
-the next command.
+absence); until the branch moves, any failure, interrupt or SIGINT/SIGTERM/SIGHUP puts every byte back,
+so the tree is identical to before. Once the branch has moved the files belong to history: nothing is
+undone and no signal interrupts the answer (`store/interrupts.py`). Moves are `git mv`-shaped (the
+source leaves the tree in the same commit). The journal is also written to `.git`
+(`store/recovery.py`), so what a writer killed outright leaves is put back by the next command.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from types import FrameType
 from typing import Final, NamedTuple
 
-from memhtml.contracts.errors import DirtyTree
+from memhtml.contracts.errors import DetachedHead, DirtyTree
+from memhtml.store import interrupts
 from memhtml.store.commit import (
     PACK_THRESHOLD,
+    TRANSACTION_REF_PREFIX,
     Landed,
     Staged,
     commit_paths,
+    drop_transaction_ref,
     index_records,
+    leftover_transaction_refs,
     sweep_private_indexes,
-    sync_real_index,
 )
 from memhtml.store.files import (
     LinkedPath,
@@ -36,7 +37,7 @@ from memhtml.store.files import (
     read_regular_file,
     remove_directories,
 )
-from memhtml.store.gitcmd import head_sha, run_git
+from memhtml.store.gitcmd import detached_head, head_sha, missing_object, run_git
 from memhtml.store.gitread import GitCorpusReader
 from memhtml.store.lock import write_lock
 from memhtml.store.recovery import JournalFile, recover_interrupted_writes
@@ -59,7 +60,11 @@ class FileChange(NamedTuple):
 
 class Committed(NamedTuple):
     landed: Landed
-    index_synced: bool  # whether the user's git index now shows our paths as committed
+
+    @property
+    def index_synced(self) -> bool:
+        """Whether the user's git index now shows our paths as committed."""
+        return self.landed.index_synced
 
 
 class _CommitTally:
@@ -70,37 +75,34 @@ class _CommitTally:
 
 @contextlib.contextmanager
 def exclusive(store: Store) -> Iterator[None]:
-    """The store's write lock, with SIGTERM/SIGHUP turned into interrupts so rollbacks run, and what any
-    killed writer left (files of its unfinished transaction, its private index files) cleared away.
-    A block that committed is followed by what `git commit` would start, git's automatic maintenance
-    (`store.upkeep`), once the lock is released: a `git gc` run in the foreground (`gc.autoDetach` off)
-    must not keep the next writer waiting."""
+    """The store's write lock, with SIGINT/SIGTERM/SIGHUP turned into interrupts so rollbacks run, and
+    what any killed writer left (files of its unfinished transaction, its private index files, its
+    transaction refs, git's index lock: `store.recovery`) cleared away. A store whose HEAD is detached
+    is refused: a commit there would belong to no branch. A block that committed is followed by what `git commit` would
+    start, git's automatic maintenance (`store.upkeep`), once the lock is released: a `git gc` run in
+    the foreground (`gc.autoDetach` off) must not keep the next writer waiting."""
     landed_before = _CommitTally.landed
-    with write_lock(store.git_dir), signals_as_interrupts():
+    with interrupts.signals_taken(), write_lock(store.git_dir):
         sweep_private_indexes(store.git_dir)
+        for ref in leftover_transaction_refs(store.git_dir):
+            drop_transaction_ref(store.root, ref)
         recover_interrupted_writes(store.root, store.git_dir)
+        refuse_detached_head(store)
         yield
     if _CommitTally.landed != landed_before:
         start_maintenance_if_due(store.root, store.git_dir)
 
 
-@contextlib.contextmanager
-def signals_as_interrupts() -> Iterator[None]:
-    """Turn SIGTERM and SIGHUP into KeyboardInterrupt for the block, so its rollback runs."""
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    try:
-        previous = {number: signal.signal(number, interrupt) for number in (signal.SIGTERM, signal.SIGHUP)}
-    except ValueError:  # not the main thread: signals cannot be caught here
-        yield
+def refuse_detached_head(store: Store) -> None:
+    """Refuse to commit while HEAD names a commit instead of a branch (a checkout of a tag or a commit,
+    a rebase or bisect in progress): the commit would be reachable from no branch once HEAD moves on."""
+    head = detached_head(store.git_dir)
+    if head is None:
         return
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+    raise DetachedHead(
+        f"HEAD is detached at {head[:12]}: a commit made now would belong to no branch; nothing was written",
+        [f"git -C {store.root} switch -", f"git -C {store.root} switch -c <branch>", f"git -C {store.root} status"],
+    )
 
 
 def read_committed(store: Store, paths: Iterable[str]) -> dict[str, str]:
@@ -114,7 +116,10 @@ def read_committed(store: Store, paths: Iterable[str]) -> dict[str, str]:
         return {}
     tree = reader.tree(head, wanted)
     blobs = reader.blobs(tree.values())
-    return {path: blobs[sha].decode("utf-8") for path, sha in tree.items() if sha in blobs}
+    lost = sorted(path for path, sha in tree.items() if sha not in blobs)
+    if lost:
+        raise missing_object(store.root, f"HEAD's copy of {lost[0]}")
+    return {path: blobs[sha].decode("utf-8") for path, sha in tree.items()}
 
 
 class ModificationGuard:
@@ -158,7 +163,7 @@ def commit_changes(
 ) -> Committed:
     """Put `changes` in the working tree and commit them as one commit; restore everything on failure.
     `progress` hears (files written, files) while a large change set is written."""
-    head_before = head_sha(store.root)
+    planned_on = head_sha(store.root)
     journal = _Journal(store.root, _begin_journal(store, changes))
     destinations = {change.path for change in changes}
     # A source that another change refills (an in-place correction) stays in the tree.
@@ -168,29 +173,27 @@ def commit_changes(
         if change.source is not None and change.source not in destinations
     ]
     staged += [Staged(change.path, data=change.text.encode("utf-8")) for change in changes]
-    records: bytes | None = None
+    keep_as = TRANSACTION_REF_PREFIX + journal.log.path.name if len(changes) >= PACK_THRESHOLD else None
     try:
-        if len(changes) >= PACK_THRESHOLD:
-            records = _write_while_packing(store, journal, changes, staged, progress)
-        else:
-            for change in changes:
-                journal.apply(change)
-            records = index_records(store.root, staged)
-        landed = commit_paths(store.root, store.git_dir, staged, message, records)
-    except BaseException as error:
-        # An interrupt can arrive after the branch moved; committed files must never be undone.
-        if not _landed_since(store.root, head_before, message):
-            journal.undo()
+        try:
+            if keep_as is not None:
+                records = _write_while_packing(store, journal, changes, staged, keep_as=keep_as, progress=progress)
+            else:
+                for change in changes:
+                    journal.apply(change)
+                records = index_records(store.root, staged)
+            landed = commit_paths(store.root, store.git_dir, staged, message, records, planned_on=planned_on)
+        except BaseException:
+            with interrupts.held():  # an undo cut short would leave the tree half put back
+                journal.undo()
             raise
-        if records is None or not isinstance(error, KeyboardInterrupt):
-            journal.log.abandon()  # the next lock holder refreshes the git index of what landed
-            raise
-        # Interrupted after the branch moved: the write is done, so finish it and answer success.
-        landed = Landed(head_sha(store.root) or "", records)
-    committed = Committed(landed, sync_real_index(store.root, landed.records))
+    finally:
+        if keep_as is not None:
+            with interrupts.held(), contextlib.suppress(Exception):  # swept by the next writer otherwise
+                drop_transaction_ref(store.root, keep_as)
     journal.log.finish()
     _CommitTally.landed += 1
-    return committed
+    return Committed(landed)
 
 
 def _begin_journal(store: Store, changes: Sequence[FileChange]) -> JournalFile:
@@ -215,19 +218,23 @@ def _write_while_packing(
     journal: _Journal,
     changes: Sequence[FileChange],
     staged: Sequence[Staged],
+    *,
+    keep_as: str,
     progress: Callable[[int, int], None] | None,
 ) -> bytes:
-    """Write the working-tree files on a thread while git packs the same bytes from memory: creating
-    thousands of small files is I/O the packing need not wait for. Both finish before anything else.
-    `progress` is called from the writing thread, the only caller while it runs."""
+    """Write the working-tree files on a thread while git packs the same bytes from memory (kept
+    reachable from `keep_as`): creating thousands of small files is I/O the packing need not wait for.
+    Both finish before anything else. `progress` is called from the writing thread, the only caller
+    while it runs."""
     from concurrent.futures import ThreadPoolExecutor, wait
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         writing = pool.submit(journal.apply_all, changes, progress)
         try:
-            records = index_records(store.root, staged)
+            records = index_records(store.root, staged, keep_as=keep_as)
         finally:
-            wait([writing])  # never undo (or commit) while files are still being written
+            with interrupts.held():
+                wait([writing])  # never undo (or commit) while files are still being written
         writing.result()  # a failed write fails the transaction
     return records
 
@@ -250,6 +257,11 @@ class _Journal:
                 progress(number, len(changes))
 
     def apply(self, change: FileChange) -> None:
+        """Make one change; a signal waits until it is made and noted, so an undo knows of it."""
+        with interrupts.held():
+            self._apply(change)
+
+    def _apply(self, change: FileChange) -> None:
         if change.rewrite:
             self._replace(change.path, change.text)
             return
@@ -297,12 +309,3 @@ class _Journal:
             target.write_bytes(data)
         remove_directories(self.directories)
         self.log.finish()  # an undo cut short leaves the journal for the next lock holder
-
-
-def _landed_since(root: Path, head_before: str | None, message: str) -> bool:
-    """Whether HEAD moved to a commit carrying `message` (ours: we hold the write lock)."""
-    head_now = head_sha(root)
-    if head_now is None or head_now == head_before:
-        return False
-    completed = run_git(root, ["cat-file", "commit", head_now], ok_statuses=(0, 128))
-    return completed.stdout.decode("utf-8", "replace").split("\n\n", 1)[-1] == message

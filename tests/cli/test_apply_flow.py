@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memhtml.contracts.errors import LockTimeout
 from memhtml.html.document import parse_memory
 from tests.conftest import Answer, commit_count, git, memory_files, run_cli
 
@@ -303,17 +304,40 @@ def test_a_large_batch_lets_readers_in_while_it_writes(store_root: Path, monkeyp
     assert len(run_cli("search", "--repo", str(store_root), "reader fact").data["hits"]) == 10
 
 
-def test_a_locked_git_index_is_reported_by_every_write_door(store_root: Path) -> None:
+def test_a_write_waits_for_a_git_process_holding_the_git_index(store_root: Path) -> None:
+    # A `git commit` of the user's holds `.git/index.lock` for a moment; the batch waits for it rather
+    # than landing a commit the user's index does not show (their next `git commit` would delete it).
     apply_ops(store_root, [POOL])
-    (store_root / ".git/index.lock").write_text("")
+    lock = store_root / ".git/index.lock"
+    lock.write_text("")
+    releaser = subprocess.Popen([sys.executable, "-c", f"import time, os; time.sleep(1.0); os.unlink({str(lock)!r})"])
     try:
         batch = apply_ops(store_root, [TIMEOUT])
-        assert batch.status == 0 and batch.data["stored"] is True
-        assert batch.data["index"]["ok"] is False and "git reset" in batch.data["index"]["remedy"]
-        archived = run_cli("archive", "resources/db/pool-ceiling.html", "--repo", str(store_root), "--reason", "x")
-        assert archived.status == 0 and archived.data["index"]["ok"] is False
     finally:
-        (store_root / ".git/index.lock").unlink()
+        releaser.wait()
+    assert batch.status == 0 and batch.data["stored"] is True and "index" not in batch.data
+    assert git(store_root, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_a_git_index_held_too_long_refuses_every_write_door_and_stores_nothing(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memhtml.operations import apply as apply_module
+    from memhtml.operations.lifecycle import archive
+    from memhtml.store import gitindex
+
+    apply_ops(store_root, [POOL])
+    before = git(store_root, "rev-parse", "HEAD")
+    monkeypatch.setattr(gitindex, "INDEX_LOCK_WAIT_SECONDS", 0.2)
+    (store_root / ".git/index.lock").write_text("")
+    stream = json.dumps(TIMEOUT) + "\n"
+    with pytest.raises(LockTimeout) as refused:
+        apply_module.apply(store_root, stream, apply_module.ApplyOptions())
+    assert refused.value.retryable and "doctor --fix" in " ".join(refused.value.suggestions)
+    with pytest.raises(LockTimeout):
+        archive(store_root, "resources/db/pool-ceiling.html", "no longer true")
+    assert git(store_root, "rev-parse", "HEAD") == before
+    assert git(store_root, "status", "--porcelain", "--untracked-files=all") == ""
 
 
 def test_last_wins_ops_share_the_fate_of_the_op_that_keeps_their_slot(store_root: Path) -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memhtml.store.commit import sync_real_index
 from memhtml.store.gitcmd import ZERO_SHA
+from memhtml.store.gitindex import index_locked, sync_index_entries
 from tests.conftest import git, run_cli
 
 
@@ -61,6 +61,12 @@ def test_a_clean_filter_never_makes_a_written_path_look_staged(store_root: Path)
         git(store_root, "ls-files", "-s", "--", path).split()[1] == git(store_root, "rev-parse", f"HEAD:{path}").strip()
     )
     assert git(store_root, "diff", "--cached", "--name-only") == ""
+
+
+def sync_real_index(root: Path, records: bytes) -> bool:
+    """Bring the index entries of `records` in line as a writer does: under git's index lock."""
+    with index_locked(root / ".git"):
+        return sync_index_entries(root, root / ".git", records)
 
 
 def committed_file(root: Path, path: str, text: str) -> str:
