@@ -1,12 +1,19 @@
 """Reading a command's input stream (the JSONL of `apply`): `--file`, or stdin, refused at exit 2 when
-it cannot be read. A terminal on stdin reads as empty rather than waiting for typed input."""
+it cannot be read or passes the stream's limits. A terminal on stdin reads as empty rather than waiting
+for typed input. The stream is read in blocks and counted as it comes, so one that is too long (in
+bytes, lines or the length of one line) is refused once it passes the limit, before memory grows with
+the rest of it."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import BinaryIO, Final
 
 from memhtml.contracts.errors import UsageError
+from memhtml.contracts.limits import MAX_APPLY_BYTES, MAX_APPLY_LINES, batch_too_large, size_words
+
+_BLOCK: Final[int] = 1 << 20
 
 
 def read_ops_stream(command: str, file: str | None, stdin_marker: str | None) -> str:
@@ -27,7 +34,8 @@ def read_ops_stream(command: str, file: str | None, stdin_marker: str | None) ->
                 command=command,
             )
         try:
-            return Path(file).read_text(encoding="utf-8")
+            with Path(file).open("rb") as source:
+                return _bounded_text(command, source, f"--file {file}")
         except (OSError, UnicodeDecodeError) as error:
             reason = "not UTF-8 text" if isinstance(error, UnicodeDecodeError) else (error.strerror or "unreadable")
             raise UsageError(
@@ -39,6 +47,21 @@ def read_ops_stream(command: str, file: str | None, stdin_marker: str | None) ->
     if sys.stdin is None or sys.stdin.isatty():
         return ""
     try:
-        return sys.stdin.read()
+        return _bounded_text(command, sys.stdin.buffer, "stdin")
     except UnicodeDecodeError:
         raise UsageError("ERR_INVALID_FLAG", f"{command}: stdin is not UTF-8 text", [], command=command) from None
+
+
+def _bounded_text(command: str, source: BinaryIO, name: str) -> str:
+    """All of `source` as text, refused (ERR_INPUT_TOO_LARGE) as soon as it passes a limit. A line past
+    `MAX_APPLY_LINE_BYTES` is the decoder's to refuse, by its number; the stream's size bounds it here."""
+    data = bytearray()
+    lines = 0
+    while block := source.read(_BLOCK):
+        data += block
+        lines += block.count(b"\n")
+        if len(data) > MAX_APPLY_BYTES:
+            raise batch_too_large(command, f"{name} holds more than {size_words(MAX_APPLY_BYTES)}")
+        if lines > MAX_APPLY_LINES:
+            raise batch_too_large(command, f"{name} holds more than {MAX_APPLY_LINES:,} lines")
+    return data.decode("utf-8")

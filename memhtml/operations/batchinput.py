@@ -16,7 +16,7 @@ from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError, UsageError
 from memhtml.contracts.instants import is_sortable_instant
-from memhtml.contracts.limits import MAX_APPLY_LINE_BYTES, size_words
+from memhtml.contracts.limits import MAX_APPLY_LINE_BYTES, MAX_APPLY_LINES, batch_too_large, size_words
 from memhtml.contracts.vocabulary import MEMORY_TYPES, TASK_STATUSES
 from memhtml.domain.notary import cleaned, secret_findings
 from memhtml.html.prose import split_apply_body
@@ -83,6 +83,10 @@ class DecodedOp:
 
 def decode_ops(text: str, provenance: Provenance | None = None, cleaning: Cleaning | None = None) -> list[DecodedOp]:
     """Every op of the stream, in order; raises UsageError (exit 2) for the first malformed line."""
+    # Every door's batch is bounded here (the CLI's stream also as it is read): a batch is planned and
+    # committed as a whole, so its length bounds what it may cost.
+    if (lines := text.count("\n") + (not text.endswith("\n"))) > MAX_APPLY_LINES:
+        raise batch_too_large("apply", f"the batch holds {lines:,} lines")
     provenance = provenance or Provenance()
     cleaning = cleaning or Cleaning()
     ops: list[DecodedOp] = []
