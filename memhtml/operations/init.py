@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memhtml.index.location import refuse_for_init
 from memhtml.store.initialize import init_store
 
 
 def init(root: Path) -> dict[str, object]:
+    refuse_for_init(root)
     report = init_store(root)
     data: dict[str, object] = {
         "root": str(report.root),
@@ -18,7 +20,7 @@ def init(root: Path) -> dict[str, object]:
     if not report.index_synced:
         data["index"] = {
             "ok": False,
-            "warning": "committed, but another git process held the index lock: the scaffold shows as deleted",
-            "remedy": "git reset -q",
+            "warning": "committed, but the git index could not be brought in line: the scaffold shows as deleted",
+            "remedy": "memhtml doctor --fix",
         }
     return data

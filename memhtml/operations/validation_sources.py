@@ -20,7 +20,7 @@ from typing import Final, NamedTuple
 from memhtml.contracts.errors import GitFailure, NotAStore, PathNotFound, UsageError
 from memhtml.contracts.vocabulary import PARA_BUCKETS
 from memhtml.operations.filejudgment import Candidate, CandidateStream, Skipped, skip_reason
-from memhtml.store.gitcmd import caller_index_file, head_sha, run_git
+from memhtml.store.gitcmd import caller_index_file, head_sha, rev_parse, run_git
 from memhtml.store.gitread import GitCorpusReader
 
 _BLOB_SLICE: Final[int] = 500  # staged blobs read per `cat-file --batch`, so memory stays bounded
@@ -43,11 +43,10 @@ def open_repository(root: Path) -> Repository:
         raise NotAStore(f"no memory store at {root}: the directory does not exist", suggestion)
     resolved = root.resolve()
     try:
-        output = run_git(resolved, ["rev-parse", "--show-toplevel", "--absolute-git-dir"]).stdout
+        lines = rev_parse(resolved, ["--show-toplevel", "--absolute-git-dir"])
     except GitFailure:
         raise NotAStore(f"no memory store at {root}: it is not a git work tree", suggestion) from None
-    lines = output.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) < 2 or Path(lines[0]).resolve() != resolved:
+    if Path(lines[0]).resolve() != resolved:
         raise NotAStore(
             f"no memory store at {root}: it sits inside another git repository rather than being one", suggestion
         )
