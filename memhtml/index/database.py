@@ -26,8 +26,9 @@ except ImportError:  # a duckdb build without the top-level native module
     import duckdb  # type: ignore[no-redef]
 
 from memhtml.contracts import lifetime
-from memhtml.contracts.errors import DamagedIndex, StorageFailure
+from memhtml.contracts.errors import DamagedIndex, DamagedStateDatabase, LockTimeout, MemhtmlError, StorageFailure
 from memhtml.index import migrations
+from memhtml.index.location import refuse_to_open
 from memhtml.index.turnstile import turnstile
 
 _Opened = TypeVar("_Opened")
@@ -390,7 +391,9 @@ def open_database(
     Python waited for the GIL, 35 → 80 ms).
     An open of the same file and mode that `open_ahead` started is taken instead of starting another.
     """
+    refuse_to_open(root)
     index_file, state_file = database_paths(root)
+    _refuse_non_files(index_file, state_file)
     ahead = _take_ahead(index_file, read_only=read_only, lock_wait=lock_wait)
     if ahead is None and not (index_file.exists() and state_file.exists()):
         index_file.parent.mkdir(parents=True, exist_ok=True)
@@ -495,7 +498,8 @@ def _take_ahead(index_file: Path, *, read_only: bool, lock_wait: float) -> _Open
     return ahead
 
 
-def _drop_ahead(root: Path) -> None:
+def drop_ahead(root: Path) -> None:
+    """Close the index this process opened ahead for `root`, if any (before its file is moved)."""
     ahead = _ahead.pop(database_paths(root.resolve())[0], None)
     if ahead is not None:
         ahead.close()
@@ -716,65 +720,41 @@ def _reports_damage(error: BaseException) -> bool:
     return any(sign in text for sign in _DAMAGE_SIGNS)
 
 
-def _unopenable(alias: str, *, locked: bool, damaged: bool) -> StorageFailure:
+def _unopenable(alias: str, *, locked: bool, damaged: bool) -> MemhtmlError:
     if alias == "state":
         if locked:
-            return StorageFailure(
+            return LockTimeout(
                 "the state database is held by another memhtml process for too long", ["retry the same command"]
             )
         if not damaged:
             return StorageFailure("the state database could not be opened", ["retry the same command"])
-        # Not rebuildable from git: its counters come back from the sidecar `state export` last wrote.
-        return StorageFailure(
-            "the state database could not be opened: it is damaged or is not a DuckDB database",
-            [
-                f"mv .memhtml/{STATE_FILENAME} .memhtml/{STATE_FILENAME}.damaged",
-                "memhtml state import (restores the counters last exported to .memhtml/state/access.jsonl)",
-            ],
-            retryable=False,
-        )
+        return _damaged_state("it is damaged or is not a DuckDB database")
     if locked:
-        return StorageFailure(
+        return LockTimeout(
             "the index is held by another memhtml process for too long",
             ["retry the same command", "memhtml index rebuild"],
         )
     if not damaged:
         return StorageFailure("the index file could not be opened", ["retry the same command", "memhtml index rebuild"])
-    return DamagedIndex(
-        "the index file could not be opened: it is damaged or is not a DuckDB database", ["memhtml index rebuild"]
-    )
+    return _damaged_index("it is damaged or is not a DuckDB database")
 
 
-def index_identity(root: Path) -> tuple[int, int] | None:
-    """Which file the index is now (device, inode), or None when there is none."""
-    try:
-        found = database_paths(root)[0].stat()
-    except FileNotFoundError:
-        return None
-    return found.st_dev, found.st_ino
+def _damaged_index(why: str) -> DamagedIndex:
+    return DamagedIndex(f"the index file could not be opened: {why}", ["memhtml index rebuild"])
 
 
-def set_aside_index(root: Path, instant: str, damaged: tuple[int, int] | None) -> Path | None:
-    """Rename the damaged index file (and its write-ahead log) out of the way, so the next open creates a
-    fresh one; the names stay under the ignore patterns `init` writes. Only the file found damaged
-    (`damaged`, its `index_identity`) is moved: another process may have replaced it already and be
-    rebuilding into the new one. Returns the new name, or None when nothing was moved."""
-    _drop_ahead(root)
-    close_left_connections()  # this process lets go of the file before moving it
-    index_file = database_paths(root)[0]
-    if damaged is None or index_identity(root) != damaged:
-        return None
-    stamp = instant.replace("-", "").replace(":", "")
-    aside = index_file.with_name(f"{index_file.name}.damaged-{stamp}")
-    suffix = 1
-    while aside.exists():
-        suffix += 1
-        aside = index_file.with_name(f"{index_file.name}.damaged-{stamp}-{suffix}")
-    os.replace(index_file, aside)
-    log = index_file.with_name(index_file.name + ".wal")
-    if log.exists():
-        os.replace(log, aside.with_name(aside.name + ".wal"))
-    return aside
+def _damaged_state(why: str) -> DamagedStateDatabase:
+    # Not rebuildable from git: `doctor --fix` sets it aside and restores the counters of the sidecar
+    # `state export` last committed.
+    return DamagedStateDatabase(f"the state database could not be opened: {why}", ["memhtml doctor --fix"])
+
+
+def _refuse_non_files(index_file: Path, state_file: Path) -> None:
+    """A directory (or anything but a file) where a database file belongs is damage DuckDB would only
+    report as a failure to open, which retrying never mends."""
+    for path, damaged in ((index_file, _damaged_index), (state_file, _damaged_state)):
+        if path.exists() and not path.is_file():
+            raise damaged(f"{path.parent.name}/{path.name} is not a file")
 
 
 def _sql_string(text: str) -> str:

@@ -52,8 +52,10 @@ class PassReport:
         self.added = self.modified = self.removed = self.renamed = self.dirty = self.files_indexed = 0
         self.skipped: list[SkippedFile] = []
         self.renames: list[tuple[str, str]] = []
-        # The paths this pass (re)projected: the only memories whose text can lack a vector now.
+        # The paths this pass (re)projected: the only memories whose text can lack a vector now, unless
+        # an earlier pass was cut short before its vectors (`vectors_owed`, read from the watermark).
         self.projected_paths: set[str] = set()
+        self.vectors_owed = mode == "rebuild"
         # The paths whose rows (or listing as a duplicate) hold working-tree bytes, not HEAD's: at the
         # start the watermark's dirty paths, kept current as the pass projects from HEAD or from disk.
         self.from_disk: set[str] = set()
@@ -182,8 +184,8 @@ def rebuild(
         _promote_duplicates(database, reader, head, now, report)
         _settle_skipped(database, report)
         database.run(
-            "UPDATE index_state SET head_sha = $head, dirty_paths = $paths, rebuilt_at = $now, updated_at = $now "
-            "WHERE id = 1",
+            "UPDATE index_state SET head_sha = $head, dirty_paths = $paths, rebuilt_at = $now, updated_at = $now, "
+            "vectors_owed = TRUE WHERE id = 1",
             {"head": head, "paths": dirty_now, "now": now},
         )
     report.files_indexed = int(database.value("SELECT count(*) FROM files"))
@@ -207,7 +209,7 @@ def update(
     renders and checks every file before committing it), so they are not read and parsed again.
     `progress` hears (files stored, files changed) after each slice of the commits' files.
     """
-    indexed_head, previously_dirty, built = watermark(database)
+    indexed_head, previously_dirty, built, owed_before = watermark(database)
     head = reader.head()
     if not built or (indexed_head is None and head is not None):
         return rebuild(database, reader, now)  # never completed, or a rebuild was cut short
@@ -218,6 +220,7 @@ def update(
         except GitFailure:
             return rebuild(database, reader, now)  # the watermark's commit is gone (history rewritten)
     report = PassReport("update", head)
+    report.vectors_owed = owed_before
     if head == indexed_head and not worktree:
         return report  # already at HEAD: writing nothing keeps the close from checkpointing
     report.from_disk.update(previously_dirty)
@@ -238,17 +241,19 @@ def update(
             )
         _promote_duplicates(database, reader, head, now, report)
         _settle_skipped(database, report)
-        # The watermark in one statement: the head, and the dirty paths when they may have changed (each
-        # update of the one row costs a statement, ≈2 ms of a write with a list).
+        # The watermark in one statement: the head, the dirty paths when they may have changed (each
+        # update of the one row costs a statement), and whether texts arrived whose vectors are owed.
+        owed = "vectors_owed = TRUE, " if report.projected_paths else ""
         if dirty_now is not None:
             paths_sql, paths_parameters = _paths_value(dirty_now)
             database.run(
-                f"UPDATE index_state SET head_sha = $head, dirty_paths = {paths_sql}, updated_at = $now WHERE id = 1",
+                f"UPDATE index_state SET head_sha = $head, dirty_paths = {paths_sql}, {owed}updated_at = $now "
+                "WHERE id = 1",
                 {"head": head, "now": now, **paths_parameters},
             )
         else:
             database.run(
-                "UPDATE index_state SET head_sha = $head, updated_at = $now WHERE id = 1",
+                f"UPDATE index_state SET head_sha = $head, {owed}updated_at = $now WHERE id = 1",
                 {"head": head, "now": now},
             )
     move_access_counters(database, report.renames)

@@ -202,6 +202,12 @@ def prune_vectors(database: Database) -> int:
     return orphans
 
 
+def vectors_settled(database: Database) -> None:
+    """Every text a pass stored has had its vectors written (or the embedder said why not): nothing is
+    owed any more (`index_state.vectors_owed`)."""
+    database.run("UPDATE index_state SET vectors_owed = FALSE WHERE id = 1 AND vectors_owed")
+
+
 def _record_space(database: Database, embedder: Embedder) -> None:
     database.run(
         "UPDATE index_state SET embed_model = $space, embed_dim = $dims "

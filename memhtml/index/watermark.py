@@ -6,27 +6,36 @@ Kept apart from the indexer so a read command can check freshness without import
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from memhtml.contracts.corpus import CorpusReader
 from memhtml.index.database import Database, membership
 
 
-def watermark(database: Database) -> tuple[str | None, list[str], bool]:
-    """(head_sha, paths last projected from the working tree, whether a pass ever completed)."""
-    row = database.rows("SELECT head_sha, dirty_paths, rebuilt_at FROM index_state WHERE id = 1")[0]
-    return row[0], list(row[1] or []), row[2] is not None
+class Watermark(NamedTuple):
+    head: str | None  # the commit the index reflects
+    dirty_paths: list[str]  # the paths last projected from the working tree
+    built: bool  # whether a pass ever completed
+    vectors_owed: bool  # a pass stored texts that may still lack their vectors
+
+
+def watermark(database: Database) -> Watermark:
+    row = database.rows("SELECT head_sha, dirty_paths, rebuilt_at, vectors_owed FROM index_state WHERE id = 1")[0]
+    return Watermark(row[0], list(row[1] or []), row[2] is not None, bool(row[3]))
 
 
 def is_fresh(database: Database, reader: CorpusReader, *, head_seen: str | None = None) -> bool:
-    """Whether the index already reflects HEAD, and each file it last projected from the working tree
-    is still as it was there (`disk_projections_changed`; new dirty files wait for the next update).
+    """Whether the index already reflects HEAD, owes no vectors, and each file it last projected from the
+    working tree is still as it was there (`disk_projections_changed`; new dirty files wait for the next
+    update).
 
     `head_seen` is a HEAD the caller read moments ago and has committed nothing since. An index at that
     commit is fresh without asking git again: a commit landing in between is one the command would
     equally have missed by starting a moment earlier. Any other watermark is compared with HEAD as it
     is now, so a catch-up never aims at an older commit than the index holds.
     """
-    head, dirty_paths, built = watermark(database)
-    if not built or _changed_on_disk(database, reader, head, dirty_paths):
+    head, dirty_paths, built, vectors_owed = watermark(database)
+    if not built or vectors_owed or _changed_on_disk(database, reader, head, dirty_paths):
         return False
     if head_seen is not None and head == head_seen:
         return True
@@ -38,7 +47,7 @@ def disk_projections_changed(database: Database, reader: CorpusReader) -> bool:
     reverted, edited again. Reads catch up with the working tree then, so an edit taken back stops
     answering at once. Reads never scan the whole tree for new edits (`git status` walks every file);
     only the paths the index holds from disk are checked, and with none (the common case) nothing."""
-    head, dirty_paths, _ = watermark(database)
+    head, dirty_paths, _, _ = watermark(database)
     return _changed_on_disk(database, reader, head, dirty_paths)
 
 

@@ -15,26 +15,36 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from memhtml.contracts.errors import MemhtmlError
+from memhtml.contracts.errors import DamagedFile, DamagedStateDatabase, MemhtmlError
 from memhtml.contracts.instants import format_instant
 from memhtml.index import health
+from memhtml.index.database import open_database
 from memhtml.index.parallel import CHUNK_FILES, in_order, projection_pool
+from memhtml.index.setaside import set_aside_state
 from memhtml.index.vectors import vector_state
 from memhtml.index.watermark import watermark
 from memhtml.operations.config import load_config
 from memhtml.operations.embedding import configured_space
 from memhtml.operations.filecheck import FileItem, FileVerdict, inspect_files
 from memhtml.operations.indexing import PhaseProgress, fresh_index, progress_phase, rebuild_index
+from memhtml.operations.statefile import export_state, import_state, sidecar_problem
 from memhtml.store.commit import commit_message, commit_subject
-from memhtml.store.gitcmd import head_sha
+from memhtml.store.gitcmd import detached_head, head_sha
+from memhtml.store.gitindex import examine_index, repair_index
 from memhtml.store.repair import DanglingLink, repair_dangling_links
 from memhtml.store.repository import Store, open_store
+from memhtml.store.supportdir import (
+    refuse_damaged_support_directory,
+    repair_support_directory,
+    support_directory_damaged,
+)
 from memhtml.store.survey import (
     SurveyedFile,
     bucket_files,
     file_contents,
     interrupted_writes,
     leftover_git_locks,
+    missing_objects,
     remove_git_lock,
     write_lock_held,
 )
@@ -51,14 +61,54 @@ def doctor(
     """`doctor`: examine the store (and with `fix`, repair it and examine it again); `progress` hears
     ("checking", files, of), and ("checking again", files, of) after a repair."""
     moment = now or dt.datetime.now(dt.UTC)
-    store = open_store(root)  # replays what a killed writer left, when no writer is live
+    # Replays what a killed writer left, when no writer is live; a `.memhtml` that is not a directory is
+    # this command's to repair (with `fix`) or to name.
+    store = open_store(root, support_directory_checked=False)
+    set_aside: dict[str, Any] = {"supportDirectory": None, "stateDatabase": None, "stateRestored": None}
+    if support_directory_damaged(store.root):
+        if not fix:
+            refuse_damaged_support_directory(store.root)
+        set_aside["supportDirectory"] = repair_support_directory(store.root, format_instant(moment))
+    if fix:
+        _set_aside_damaged_state(store, moment, set_aside)
+    # Every listing of the working tree reads git's index: one git cannot read is put right first.
+    rebuilt_index = 0
+    damaged = examine_index(store.root)
+    if damaged.state == "damaged":
+        if not fix:
+            raise DamagedFile(
+                "git's index (.git/index) cannot be read, so the working tree cannot be examined; the memories "
+                "themselves are safe in HEAD",
+                [f"memhtml doctor --fix --repo {store.root}"],
+            )
+        rebuilt_index = repair_index(store.root, store.git_dir, damaged)
     found = examine(store, moment, progress=progress_phase(progress, "checking"))
     if not fix:
         return DoctorAnswer(found, found["healthy"])
     repaired = _repair(store, found, moment)
+    repaired["gitIndexEntries"] += rebuilt_index
+    repaired["setAside"] = set_aside
     after = examine(store, moment, progress=progress_phase(progress, "checking again"))
     after["repaired"] = repaired
     return DoctorAnswer(after, after["healthy"])
+
+
+def _set_aside_damaged_state(store: Store, moment: dt.datetime, set_aside: dict[str, Any]) -> None:
+    """A state database that cannot be opened is renamed aside, and the counters `state export` last
+    committed are restored into the empty one the next open creates (a damaged index is the rebuild's
+    to set aside: everything in it comes back from git)."""
+    try:
+        with open_database(store.root):
+            return
+    except DamagedStateDatabase:
+        aside = set_aside_state(store.root, format_instant(moment))
+    except MemhtmlError:
+        return  # not the state database's damage: the examination names it
+    set_aside["stateDatabase"] = None if aside is None else aside.relative_to(store.root).as_posix()
+    try:
+        set_aside["stateRestored"] = import_state(store.root)["restored"]
+    except MemhtmlError as failure:
+        set_aside["stateRestored"] = f"{failure.code}: {failure.message}"
 
 
 def examine(store: Store, moment: dt.datetime, *, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
@@ -87,11 +137,24 @@ def examine(store: Store, moment: dt.datetime, *, progress: Callable[[int, int],
     data["interruptedWrites"] = journals
     data["leftoverLocks"] = [{"name": lock.name, "ageSeconds": lock.age_seconds} for lock in leftover_git_locks(store)]
     data["stuckSleepRuns"] = []
+    _examine_repository(store, data)
     if index_problem is not None:
         data["indexError"] = index_problem
     data["healthy"] = _healthy(data)
     data["remedies"] = _remedies(data)
     return data
+
+
+def _examine_repository(store: Store, data: dict[str, Any]) -> None:
+    """What git itself must hold for the store to be safe to write: every object its history refers
+    to, a branch checked out, and git's index in line with HEAD for the memory paths (a plain `git
+    commit` records the index, so a stale entry there deletes or reverts a memory)."""
+    data["missingObjects"] = [{"kind": item.kind, "object": item.object_id} for item in missing_objects(store)]
+    data["stateSidecarProblem"] = sidecar_problem(store.root)
+    data["detachedHead"] = detached_head(store.git_dir)
+    examination = examine_index(store.root)
+    data["gitIndex"] = examination.state
+    data["staleIndexEntries"] = sorted(examination.stale)
 
 
 def _inspected(
@@ -128,7 +191,7 @@ def _examine_index(
 ) -> str | None:
     try:
         with fresh_index(store) as database:
-            indexed_head, indexed_overlay, _ = watermark(database)
+            indexed_head, indexed_overlay = watermark(database)[:2]
             inbox, inbox_tasks = health.inbox_depths(database)
             untyped, untyped_total = health.untyped_entities(database)
             drift = health.index_drift(database, valid_at_head, frozenset(indexed_overlay) | overlay)
@@ -150,6 +213,8 @@ def _examine_index(
             vectors = vector_state(database)
     except MemhtmlError as failure:
         data.update(indexFresh=False, indexHeadSha=None, dangling=[], orphanAccessRows=[], indexDrift=None)
+        if not failure.retryable and failure.suggestions:
+            data["indexErrorRemedy"] = failure.suggestions[0]
         return f"{failure.code}: {failure.message}"
     configured = configured_space()
     floor = load_config().coverage_floor()
@@ -229,6 +294,8 @@ PROBLEM_LISTS = (
     "duplicateActiveHashes",
     "interruptedWrites",
     "leftoverLocks",
+    "missingObjects",
+    "staleIndexEntries",
 )
 
 
@@ -244,14 +311,27 @@ def _healthy(data: dict[str, Any]) -> bool:
         and bool(data.get("embedModelMatches", True))
         and not data.get("vectorCoverageLow")
         and "indexError" not in data
+        and data.get("detachedHead") is None
+        and data.get("gitIndex") == "ok"
+        and data.get("stateSidecarProblem") is None
     )
 
 
 def _remedies(data: dict[str, Any]) -> list[str]:
     remedies: list[str] = []
-    if data.get("dangling") or data.get("orphanAccessRows") or data.get("leftoverLocks"):
+    root = data["root"]
+    if data.get("missingObjects"):
+        remedies.append(f"git -C {root} fsck --full")
+    if data.get("detachedHead") is not None:
+        remedies.append(f"git -C {root} switch -")
+    if data.get("stateSidecarProblem") is not None:
+        remedies.append("memhtml state export")
+    fixable = ("dangling", "orphanAccessRows", "leftoverLocks", "staleIndexEntries")
+    if any(data.get(name) for name in fixable) or data.get("gitIndex", "ok") != "ok":
         remedies.append("memhtml doctor --fix")
-    if "indexError" in data or not data.get("indexFresh") or any((data.get("indexDrift") or {}).values()):
+    if data.get("indexErrorRemedy") and data["indexErrorRemedy"] not in remedies:
+        remedies.append(data["indexErrorRemedy"])
+    elif "indexError" in data or not data.get("indexFresh") or any((data.get("indexDrift") or {}).values()):
         remedies.append("memhtml index rebuild")
     if data.get("vectorCoverageLow") or not data.get("embedModelMatches", True):
         remedies.append("memhtml index embed")
@@ -276,10 +356,15 @@ def _repair(store: Store, found: dict[str, Any], moment: dt.datetime) -> dict[st
         "prunedAccessRows": 0,
         "indexRebuilt": False,
         "removedLocks": [],
+        "gitIndexEntries": 0,
+        "stateSidecarCommitSha": None,
     }
     for lock in leftover_git_locks(store):
         if remove_git_lock(store, lock):
             repaired["removedLocks"].append(lock.name)
+    if found["gitIndex"] != "ok" or found["staleIndexEntries"]:
+        # Examined again: a lock just removed may have kept a write from bringing its entries in line.
+        repaired["gitIndexEntries"] = repair_index(store.root, store.git_dir, examine_index(store.root))
     if "indexError" in found or any((found["indexDrift"] or {}).values()):
         rebuild_index(store.root)
         repaired["indexRebuilt"] = True
@@ -294,6 +379,10 @@ def _repair(store: Store, found: dict[str, Any], moment: dt.datetime) -> dict[st
         repaired.update(rewritten=outcome.rewritten, dropped=outcome.dropped, failedWrites=outcome.failed)
         if outcome.committed is not None:
             repaired["commitSha"] = outcome.committed.landed.sha
+    if found["stateSidecarProblem"] is not None:
+        # Nothing in an unreadable sidecar can be imported; it is written anew from the state database
+        # (its old bytes stay in git's history).
+        repaired["stateSidecarCommitSha"] = export_state(store.root)["commitSha"]
     if found["orphanAccessRows"]:
         with fresh_index(store, writable=True) as database:
             repaired["prunedAccessRows"] = health.prune_access_rows(database, found["orphanAccessRows"])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from memhtml.contracts.errors import EmbedSpaceMismatch, MemhtmlError, ModelUnavailable
 from memhtml.index.database import Database, open_database
 from memhtml.index.embedders import Embedder, checked_setting, load_embedder, space_of
-from memhtml.index.vectors import embed_pending, pending_in_space, prune_vectors, vector_state
+from memhtml.index.vectors import embed_pending, pending_in_space, prune_vectors, vector_state, vectors_settled
 from memhtml.operations.config import load_config
 
 if TYPE_CHECKING:
@@ -121,6 +121,7 @@ def embed_index(root: Path, *, dry_run: bool = False, progress: PhaseProgress | 
                 replace_space=True,
                 progress=progress_phase(progress, "embedding"),
             )
+            vectors_settled(database)
         after = vector_state(database)
     remaining = after.texts - after.embedded_texts if not dry_run or not replacing else after.texts
     return {

@@ -15,17 +15,12 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from memhtml.contracts.errors import DamagedIndex, MemhtmlError
 from memhtml.contracts.instants import format_instant
-from memhtml.index.database import (
-    Database,
-    index_exists,
-    index_identity,
-    membership,
-    open_database,
-    set_aside_index,
-)
+from memhtml.index.database import Database, index_exists, membership, open_database
 from memhtml.index.migrations import pending_migrations
+from memhtml.index.setaside import index_identity, set_aside_index
 from memhtml.index.watermark import disk_projections_changed, is_fresh, watermark
 from memhtml.store.gitread import GitCorpusReader
+from memhtml.store.interrupts import interrupt_requested
 from memhtml.store.repository import Store, open_store
 
 if TYPE_CHECKING:
@@ -72,7 +67,7 @@ def follow_with_vectors(
     database: Database, report: PassReport, *, embed: bool, progress: Callable[[int, int], None] | None = None
 ) -> None:
     """Keep the vectors in step with a pass: drop those whose text went, embed those that arrived."""
-    from memhtml.index.vectors import prune_vectors
+    from memhtml.index.vectors import prune_vectors, vectors_settled
     from memhtml.operations.embedding import embed_after_pass
 
     # A rename is projected again: with its text changed on the way (`git mv` then an edit, or git pairing a
@@ -80,11 +75,14 @@ def follow_with_vectors(
     if report.mode == "rebuild" or report.removed or report.modified or report.renamed or report.dirty:
         report.embeddings_pruned = prune_vectors(database)
     if embed:
-        paths = None if report.mode == "rebuild" else report.projected_paths
+        # Texts an earlier pass stored and never embedded (it was cut short) are embedded with these.
+        paths = None if report.vectors_owed else report.projected_paths
         outcome = embed_after_pass(database, paths, progress=progress)
         report.embeddings_written += outcome.written
         if outcome.warning is not None:
             report.warnings.append(outcome.warning)
+        if report.vectors_owed or report.projected_paths:
+            vectors_settled(database)
 
 
 @contextmanager
@@ -181,6 +179,19 @@ def _rebuilt_counts(database: Database) -> dict[str, int]:
     }
 
 
+def _stopping_on_signal(progress: PhaseProgress | None) -> PhaseProgress:
+    """`progress`, stopping the work it reports on once a signal asked this process to stop (after its
+    commit landed, a signal interrupts nothing by itself: `store.interrupts`)."""
+
+    def report(phase: str, done: int, of: int) -> None:
+        if interrupt_requested():
+            raise KeyboardInterrupt
+        if progress is not None:
+            progress(phase, done, of)
+
+    return report
+
+
 def progress_phase(progress: PhaseProgress | None, phase: str) -> Callable[[int, int], None] | None:
     """`progress` for one phase of the work, as the (done, of) callback the lower layers take."""
     return None if progress is None else lambda done, of: progress(phase, done, of)
@@ -232,7 +243,7 @@ def index_status(root: Path) -> dict[str, Any]:
     store = open_store(root)
     reader = GitCorpusReader(store.root)
     with fresh_index(store) as database:
-        head, dirty_paths, _ = watermark(database)
+        head, dirty_paths = watermark(database)[:2]
         counts = database.rows(
             f"""
             SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM files WHERE NOT archived),
@@ -280,11 +291,18 @@ class IndexSession:
     working tree) and reports an `index` warning; the next command catches up from the watermark."""
 
     def __init__(
-        self, store: Store, database: Database | None, problem: str | None, stack: ExitStack | None = None
+        self,
+        store: Store,
+        database: Database | None,
+        failure: MemhtmlError | None,
+        stack: ExitStack | None = None,
     ) -> None:
         self.store = store
         self.database = database
-        self.problem = problem
+        self.problem = None if failure is None else failure.message
+        # What the warning tells the caller to run: a failure no retry helps (a damaged file) names its
+        # own repair, and the index does not catch up by itself until that ran.
+        self.repair: str | None = None if failure is None or failure.retryable else _first(failure.suggestions)
         self.reader = GitCorpusReader(store.root)
         self._stack = stack
         self._released = False
@@ -320,7 +338,7 @@ class IndexSession:
             return {}  # new content, the usual case: one index probe, no scan of the child tables
         entities, tags = self._head_lists([str(row[1]) for row in rows])
         # A row projected from the dirty working tree is not a committed memory: only its file can say.
-        _, dirty, _ = watermark(self.database)
+        dirty = watermark(self.database).dirty_paths
         uncommitted = set(dirty)
         return {
             str(row[0]): ActiveOwner(
@@ -359,38 +377,54 @@ class IndexSession:
         counters_moved: Sequence[tuple[str, str]] = (),
     ) -> dict[str, Any] | None:
         """Index the commit just made (and record its session links); any failure here becomes a
-        warning, never a failed command: the commit has landed. `progress` as `catch_up` takes it.
+        warning, never a failed command: the commit has landed. So does a signal: the pass stops at its
+        next report and is left to the next command. `progress` as `catch_up` takes it.
         `counters_moved`: (from, to) paths whose access counters follow a memory the commit moved where
         git's diff cannot see a rename (a corrected memory archived while its successor takes its path)."""
         from memhtml.index.indexer import move_access_counters
 
-        if self._released:
-            try:
-                with open_database(self.store.root) as database:
-                    report = catch_up(database, self.reader, known=known, progress=progress)
-                    record_session_links(database, session_links)
-                    move_access_counters(database, counters_moved)
-            except (Exception, KeyboardInterrupt) as error:  # the commit landed: only a warning now
-                self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
-                return self.warning()
-            return report.warnings[0] if report.warnings else None
-        if self.database is None:
+        def follow(database: Database) -> PassReport:
+            report = catch_up(database, self.reader, known=known, progress=_stopping_on_signal(progress))
+            record_session_links(database, session_links)
+            move_access_counters(database, counters_moved)
+            return report
+
+        if not self._released and self.database is None:
             return self.warning()
         try:
-            report = catch_up(self.database, self.reader, known=known, progress=progress)
-            record_session_links(self.database, session_links)
-            move_access_counters(self.database, counters_moved)
-        except (Exception, KeyboardInterrupt) as error:
-            self.problem = error.message if isinstance(error, MemhtmlError) else type(error).__name__
+            if interrupt_requested():
+                raise KeyboardInterrupt
+            if self._released:
+                with open_database(self.store.root) as database:
+                    report = follow(database)
+            else:
+                assert self.database is not None
+                report = follow(self.database)
+        except (Exception, KeyboardInterrupt) as error:  # the commit landed: only a warning now
+            if isinstance(error, MemhtmlError):
+                self.problem = error.message
+                self.repair = None if error.retryable else _first(error.suggestions)
+            else:
+                self.problem = "interrupted" if isinstance(error, KeyboardInterrupt) else type(error).__name__
             return self.warning()
         return report.warnings[0] if report.warnings else None
 
     def warning(self) -> dict[str, Any]:
+        if self.repair is not None:
+            return {
+                "ok": False,
+                "warning": f"committed, but the index was not updated ({self.problem}); it catches up once repaired",
+                "remedy": self.repair,
+            }
         return {
             "ok": False,
             "warning": f"committed, but the index was not updated ({self.problem}); the next command catches up",
             "remedy": "memhtml index update",
         }
+
+
+def _first(suggestions: Sequence[str]) -> str | None:
+    return suggestions[0] if suggestions else None
 
 
 def _listed(path: str, entries: set[str]) -> bool:
@@ -411,7 +445,7 @@ def writable_index(store: Store) -> Iterator[IndexSession]:
             catch_up(database, GitCorpusReader(store.root))
         except MemhtmlError as error:
             stack.close()
-            yield IndexSession(store, None, error.message)
+            yield IndexSession(store, None, error)
             return
         yield IndexSession(store, database, None, stack)
 

@@ -51,21 +51,7 @@ def import_state(root: Path) -> dict[str, Any]:
     sidecar = store.root / SIDECAR_PATH
     if not sidecar.is_file():
         return {"path": SIDECAR_PATH, "rows": 0, "restored": 0, "skipped": 0, "hasState": False}
-    records: list[dict[str, Any]] = []
-    skipped = 0
-    for number, line in enumerate(sidecar.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InvalidMemory(f"{SIDECAR_PATH} line {number} is not JSON ({error.msg})", []) from None
-        # A row about a path no memory can have (`../x`, `.git/config`) would never be read: skipped.
-        path = record.get("path") if isinstance(record, dict) else None
-        if not isinstance(path, str) or not is_memory_path(path):
-            skipped += 1
-            continue
-        records.append(record)
+    records, skipped = _read_sidecar(sidecar)
     with open_database(store.root) as database, database.transaction():
         for record in records:
             database.run(
@@ -81,15 +67,7 @@ def import_state(root: Path) -> dict[str, Any]:
                     last_reinforced_at = greatest(a.last_reinforced_at, excluded.last_reinforced_at),
                     updated_at = greatest(a.updated_at, excluded.updated_at)
                 """,
-                {
-                    "path": record["path"],
-                    "access": max(int(record.get("access_count") or 0), 0),
-                    "reinforced": max(int(record.get("reinforcement_count") or 0), 0),
-                    "outcome": max(-1.0, min(1.0, float(record.get("outcome_score") or 0))),
-                    "accessed": record.get("last_accessed_at"),
-                    "reinforced_at": record.get("last_reinforced_at"),
-                    "updated": record.get("updated_at") or "",
-                },
+                record,
             )
     return {
         "path": SIDECAR_PATH,
@@ -98,3 +76,58 @@ def import_state(root: Path) -> dict[str, Any]:
         "skipped": skipped,
         "hasState": True,
     }
+
+
+def sidecar_problem(root: Path) -> str | None:
+    """Why the committed sidecar cannot be imported, or None when it can (or there is none)."""
+    sidecar = root / SIDECAR_PATH
+    if not sidecar.is_file():
+        return None
+    try:
+        _read_sidecar(sidecar)
+    except InvalidMemory as failure:
+        return failure.message
+    return None
+
+
+def _read_sidecar(sidecar: Path) -> tuple[list[dict[str, Any]], int]:
+    """The sidecar's rows as statement parameters, and how many were skipped: a row about a path no
+    memory can have (`../x`, `.git/config`), which would never be read, or whose counters are not numbers.
+    A line that is not JSON at all is refused: the file is damaged, and `state export` writes it anew."""
+    refusal = ["memhtml state export"]
+    try:
+        text = sidecar.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidMemory(f"{SIDECAR_PATH} is not UTF-8 text", refusal) from None
+    records: list[dict[str, Any]] = []
+    skipped = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InvalidMemory(f"{SIDECAR_PATH} line {number} is not JSON ({error.msg})", refusal) from None
+        path = record.get("path") if isinstance(record, dict) else None
+        if not isinstance(path, str) or not is_memory_path(path):
+            skipped += 1
+            continue
+        instants = [record.get(name) for name in ("last_accessed_at", "last_reinforced_at", "updated_at")]
+        if not all(value is None or isinstance(value, str) for value in instants):
+            skipped += 1
+            continue
+        try:
+            records.append(
+                {
+                    "path": path,
+                    "access": max(int(record.get("access_count") or 0), 0),
+                    "reinforced": max(int(record.get("reinforcement_count") or 0), 0),
+                    "outcome": max(-1.0, min(1.0, float(record.get("outcome_score") or 0))),
+                    "accessed": record.get("last_accessed_at"),
+                    "reinforced_at": record.get("last_reinforced_at"),
+                    "updated": record.get("updated_at") or "",
+                }
+            )
+        except (TypeError, ValueError, OverflowError):
+            skipped += 1
+    return records, skipped

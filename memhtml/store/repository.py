@@ -15,8 +15,9 @@ from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import GitFailure, NotAStore
 from memhtml.contracts.vocabulary import PARA_BUCKETS
-from memhtml.store.gitcmd import head_from_ref_files, head_sha, run_git
+from memhtml.store.gitcmd import head_from_ref_files, head_sha, rev_parse
 from memhtml.store.recovery import recover_if_idle
+from memhtml.store.supportdir import SET_ASIDE_PREFIX, refuse_damaged_support_directory
 
 # Our database files; ignored in every store we open, including stores the original made.
 EXCLUDE_LINES: Final[tuple[str, ...]] = (
@@ -25,6 +26,7 @@ EXCLUDE_LINES: Final[tuple[str, ...]] = (
     ".memhtml/index.duckdb.*",
     ".memhtml/state.duckdb.*",
     ".memhtml/*.tmp",
+    f"/{SET_ASIDE_PREFIX}*",
 )
 # Settings of a repository's own config that move its working tree or git directory away from where a
 # plain `.git` directory says they are, or bring in other files that might: such a repository is
@@ -58,19 +60,18 @@ def _git_locations_and_head(root: Path, *, with_head: bool = True) -> tuple[Path
         plain = _plain_repository(root)
         if plain is not None:
             return plain
-    arguments = ["rev-parse", "--show-toplevel", "--git-dir"]
+    questions = ["--show-toplevel", "--git-dir"]
     try:
-        completed = run_git(root, [*arguments, "HEAD^{commit}"] if with_head else arguments)
+        answers = rev_parse(root, [*questions, "HEAD^{commit}"] if with_head else questions)
     except GitFailure:
         if not with_head:
             return None
         # An unborn HEAD fails the combined question; ask again without it.
         located = _git_locations_and_head(root, with_head=False)
         return None if located is None else (located[0], located[1], head_sha(root))
-    lines = completed.stdout.decode("utf-8", "surrogateescape").splitlines()
-    toplevel, git_dir = lines[:2]
+    toplevel, git_dir = answers[:2]
     git_path = Path(git_dir)
-    head = lines[2] if with_head and len(lines) > 2 else None
+    head = answers[2] if with_head else None
     return Path(toplevel), git_path if git_path.is_absolute() else root / git_path, head
 
 
@@ -94,8 +95,9 @@ def _plain_repository(root: Path) -> tuple[Path, Path, str] | None:
     return None if head is None else (root, git_dir, head)
 
 
-def open_store(root: Path) -> Store:
-    """Open an initialized store at `root`, refusing anything else without writing a byte."""
+def open_store(root: Path, *, support_directory_checked: bool = True) -> Store:
+    """Open an initialized store at `root`, refusing anything else without writing a byte; a store whose
+    `.memhtml` is not a directory is refused too, unless the caller (`doctor`) repairs it."""
     suggestion = [f"memhtml init --repo {root}"]
     if not root.is_dir():
         raise NotAStore(f"no memory store at {root}: the directory does not exist", suggestion)
@@ -113,6 +115,8 @@ def open_store(root: Path) -> Store:
         raise NotAStore(f"no memory store at {root}: the PARA buckets are missing", suggestion)
     if head is None:
         raise NotAStore(f"no memory store at {root}: its first commit is missing (init did not finish)", suggestion)
+    if support_directory_checked:
+        refuse_damaged_support_directory(resolved)
     store = Store(root=resolved, git_dir=git_dir.resolve(), opened_at=head)
     ensure_excluded(store)
     recover_if_idle(store.root, store.git_dir)  # a writer killed outright: put its tree back first

@@ -1,6 +1,7 @@
 """A damaged index file (truncated, overwritten, not DuckDB's) is an error that names the one remedy that
 works, and `index rebuild` (and so `doctor --fix`) sets the file aside and rebuilds from git. A damaged
-state file, which git cannot rebuild, is never set aside by memhtml: its error names the way back."""
+state file, which git cannot rebuild, is set aside only by `doctor --fix`, which restores the counters
+`state export` last committed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from memhtml.index.database import database_paths
+from memhtml.operations.statefile import SIDECAR_PATH
 from tests.conftest import git, run_cli
 
 CLAIMS = (
@@ -65,7 +67,7 @@ def test_a_damaged_index_is_refused_plainly_and_index_rebuild_sets_it_aside(
 
     refused = run_cli("search", "--repo", str(store_root), "retry budget")
     assert refused.status == 1, refused.stdout
-    assert refused.envelope["code"] == "ERR_STORAGE"
+    assert refused.envelope["code"] == "ERR_DAMAGED_FILE"
     assert refused.envelope["retryable"] is False  # retrying reads the same bytes
     assert refused.envelope["suggestions"] == ["memhtml index rebuild"]
 
@@ -95,22 +97,38 @@ def test_doctor_fix_repairs_a_damaged_index(store_root: Path) -> None:
     assert len(listed.data["files"]) == len(CLAIMS)
 
 
-def test_a_damaged_state_file_is_never_set_aside_and_its_error_names_the_way_back(store_root: Path) -> None:
-    _seeded(store_root)
+def test_a_damaged_state_file_is_set_aside_only_by_doctor_fix_which_restores_the_committed_counters(
+    store_root: Path,
+) -> None:
+    paths = _seeded(store_root)
+    run_cli("read", "--repo", str(store_root), paths[0])
+    exported = run_cli("state", "export", "--repo", str(store_root))
+    assert exported.status == 0, exported.stdout + exported.stderr
     _, state_file = database_paths(store_root)
     state_file.write_bytes(os.urandom(50_000))
     garbage = state_file.read_bytes()
     for arguments in (["search", "retry budget"], ["index", "rebuild"]):
         refused = run_cli(*arguments, "--repo", str(store_root))
         assert refused.status == 1, refused.stdout
+        assert refused.envelope["code"] == "ERR_DAMAGED_FILE"
         assert refused.envelope["retryable"] is False
-        assert any("state import" in suggestion for suggestion in refused.envelope["suggestions"])
-    assert state_file.read_bytes() == garbage
+        assert refused.envelope["suggestions"] == ["memhtml doctor --fix"]
+    assert state_file.read_bytes() == garbage  # what git cannot rebuild is never moved by a plain command
     assert not list(state_file.parent.glob("state.duckdb.damaged*"))
+
+    fixed = run_cli("doctor", "--repo", str(store_root), "--fix")
+    assert fixed.status == 0, fixed.stdout + fixed.stderr
+    set_aside = fixed.data["repaired"]["setAside"]
+    aside = store_root / set_aside["stateDatabase"]
+    assert aside.read_bytes() == garbage  # set aside, not deleted
+    sidecar_rows = len((store_root / SIDECAR_PATH).read_text().splitlines())
+    assert set_aside["stateRestored"] == sidecar_rows > 0
+    assert run_cli("search", "--repo", str(store_root), "retry budget").status == 0
+    assert git(store_root, "status", "--porcelain") == ""
 
 
 def test_a_rebuild_sets_aside_only_the_file_it_found_damaged(store_root: Path) -> None:
-    from memhtml.index.database import index_identity, set_aside_index
+    from memhtml.index.setaside import index_identity, set_aside_index
 
     _seeded(store_root)
     index_file, _ = database_paths(store_root)

@@ -18,6 +18,7 @@ import pytest
 from memhtml.contracts import lifetime
 from memhtml.index import database as database_module
 from memhtml.index.database import open_database
+from memhtml.index.setaside import index_identity, set_aside_index
 from tests.conftest import another_process_takes_the_index
 
 
@@ -86,9 +87,9 @@ def test_a_process_that_lives_on_closes_at_once(tmp_path: Path) -> None:
 def test_a_damaged_file_is_let_go_before_it_is_set_aside(tmp_path: Path, ends_by_exit: None) -> None:
     with open_database(tmp_path, read_only=False):
         pass
-    opened = database_module.index_identity(tmp_path)
+    opened = index_identity(tmp_path)
     assert database_module._left_for_exit
-    aside = database_module.set_aside_index(tmp_path, "2026-12-03T10:00:00Z", opened)
+    aside = set_aside_index(tmp_path, "2026-12-03T10:00:00Z", opened)
     assert aside is not None and aside.exists()
     assert database_module._left_for_exit == []
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memhtml.contracts.errors import StorageFailure
+from memhtml.contracts.errors import LockTimeout
 from memhtml.index.database import database_paths, open_database
 from memhtml.index.turnstile import TURNSTILE_SUFFIX
 from tests.conftest import another_process_takes_the_index, index_held_by_another_process
@@ -58,7 +58,7 @@ def test_an_open_that_fails_is_raised_after_the_preparation_ran(store_root: Path
     preparation = Preparation()
     with (
         index_held_by_another_process(store_root),
-        pytest.raises(StorageFailure, match="index"),
+        pytest.raises(LockTimeout, match="index"),
         open_database(store_root, lock_wait=0, meanwhile=preparation),
     ):
         pytest.fail("the block must not run when the index could not be opened")

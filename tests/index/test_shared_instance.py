@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from memhtml.contracts.errors import StorageFailure
+from memhtml.contracts.errors import LockTimeout
 from memhtml.index import database as database_module
 from memhtml.index.database import open_database
 from memhtml.index.indexer import rebuild
@@ -37,12 +37,12 @@ def _in_another_process(store: Path, statement: str, *, read_only: bool = False)
         f"""
         import sys
         from pathlib import Path
-        from memhtml.contracts.errors import StorageFailure
+        from memhtml.contracts.errors import LockTimeout
         from memhtml.index.database import open_database
         try:
             with open_database(Path({str(store)!r}), read_only={read_only!r}, lock_wait=0) as database:
                 print(database.rows({statement!r}))
-        except StorageFailure as failure:
+        except LockTimeout as failure:
             print("refused:", failure.message)
             sys.exit(3)
         """
@@ -91,7 +91,7 @@ def test_a_file_another_process_holds_is_refused_and_the_instance_stays_usable(t
         pass
     with (
         index_held_by_another_process(store),
-        pytest.raises(StorageFailure, match="held by another memhtml process"),
+        pytest.raises(LockTimeout, match="held by another memhtml process"),
         open_database(store, lock_wait=0),
     ):
         pass

@@ -294,3 +294,29 @@ def test_a_space_recorded_without_a_vector_left_gives_way_to_the_configured_one(
     assert recorded_space(store) == (counting.space, int(counting.space.rsplit("@", 1)[1]))
     pool_hash = file_hashes(store)[pooled.path]
     assert {row[0] for row in vector_rows(store)} == {pool_hash}
+
+
+class InterruptedEmbedder(CountingEmbedder):
+    """An embedder whose process is told to stop while it embeds (a signal after the write's commit)."""
+
+    def embed_documents(self, texts: Sequence[str]) -> VectorRows:
+        raise KeyboardInterrupt
+
+
+def test_texts_stored_by_a_pass_cut_short_before_its_vectors_are_embedded_by_the_next_command(
+    store: Path, counting: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = write(store, TIMEOUT)
+    monkeypatch.setitem(embedding._loaded, "hash", InterruptedEmbedder())
+    cut_short = write(store, POOL)
+    assert cut_short.stored  # the commit landed before the signal: only the vectors are missing
+    assert cut_short.content_hash not in {row[0] for row in vector_rows(store)}
+
+    monkeypatch.setitem(embedding._loaded, "hash", counting)
+    counting.documents.clear()
+    update_index(store)  # HEAD is indexed already: only the owed vectors make this pass embed anything
+    assert counting.documents == [POOL.claim]
+    assert {row[0] for row in vector_rows(store)} == {first.content_hash, cut_short.content_hash}
+    counting.documents.clear()
+    update_index(store)
+    assert counting.documents == []  # settled: nothing is owed any more

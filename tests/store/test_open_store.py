@@ -81,7 +81,8 @@ def test_a_plainly_kept_repository_is_located_without_git_as_git_locates_it(
     def no_git(*_: object, **__: object) -> None:
         raise AssertionError("a plainly kept store is opened without a git process")
 
-    monkeypatch.setattr(repository, "run_git", no_git)
+    monkeypatch.setattr(repository, "rev_parse", no_git)
+    monkeypatch.setattr(repository, "head_sha", no_git)
     store = open_store(store_root)
     assert (store.root, store.git_dir, store.opened_at) == (expected[0], expected[1].resolve(), expected[2])
 
