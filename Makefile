@@ -25,10 +25,12 @@ test: $(STAMP) lint typecheck importlint
 
 check: test
 
-# The kill -9 and many-writer proofs at full size (10k-op apply, 16 writers x 50 writes); make test
-# runs them small.
+# The kill -9 and many-writer proofs at full size (10k-op apply, 16 writers x 50 writes) and every
+# fault class of tests/faults at its large count; make test runs them small. For the counts as a
+# table: $(BIN)/python -m tests.faults.harness --memhtml $(BIN)/memhtml --scale large
 stress: $(STAMP)
-	MEMHTML_STRESS=1 $(BIN)/python -m pytest -p no:cacheprovider -s tests/store/test_crash_safety.py tests/store/test_concurrency_proof.py
+	MEMHTML_STRESS=1 $(BIN)/python -m pytest -p no:cacheprovider -s tests/store/test_crash_safety.py \
+	  tests/store/test_concurrency_proof.py tests/faults
 
 lint: $(STAMP)
 	$(BIN)/ruff check memhtml tests scripts
