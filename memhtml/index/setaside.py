@@ -33,17 +33,7 @@ def set_aside_index(root: Path, instant: str, damaged: tuple[int, int] | None) -
     index_file = database_paths(root)[0]
     if damaged is None or index_identity(root) != damaged:
         return None
-    stamp = instant.replace("-", "").replace(":", "")
-    aside = index_file.with_name(f"{index_file.name}.damaged-{stamp}")
-    suffix = 1
-    while aside.exists():
-        suffix += 1
-        aside = index_file.with_name(f"{index_file.name}.damaged-{stamp}-{suffix}")
-    os.replace(index_file, aside)
-    log = index_file.with_name(index_file.name + ".wal")
-    if log.exists():
-        os.replace(log, aside.with_name(aside.name + ".wal"))
-    return aside
+    return _moved_aside(index_file, instant)
 
 
 def set_aside_state(root: Path, instant: str) -> Path | None:
@@ -55,10 +45,20 @@ def set_aside_state(root: Path, instant: str) -> Path | None:
     state_file = database_paths(root)[1]
     if not os.path.lexists(state_file):
         return None
+    return _moved_aside(state_file, instant)
+
+
+def _moved_aside(file: Path, instant: str) -> Path:
+    """Rename `file` and its write-ahead log to `<name>.damaged-<instant>` (`-2`, `-3`… when that name
+    is taken: an earlier repair in the same second kept its own)."""
     stamp = instant.replace("-", "").replace(":", "")
-    aside = state_file.with_name(f"{state_file.name}.damaged-{stamp}-{os.getpid()}")
-    os.replace(state_file, aside)
-    log = state_file.with_name(state_file.name + ".wal")
+    aside = file.with_name(f"{file.name}.damaged-{stamp}")
+    suffix = 1
+    while os.path.lexists(aside):
+        suffix += 1
+        aside = file.with_name(f"{file.name}.damaged-{stamp}-{suffix}")
+    os.replace(file, aside)
+    log = file.with_name(file.name + ".wal")
     if log.exists():
         os.replace(log, aside.with_name(aside.name + ".wal"))
     return aside
