@@ -2,12 +2,13 @@
 
 The tree is built in a private index seeded from HEAD (or spliced, `store/treesplice.py`), committed
 with `commit-tree`, and published with `update-ref HEAD <new> <old>` as a compare-and-swap, while git's
-index lock is held (`store/gitindex.py`), which afterwards brings the real index entries of just our paths
-in line. The compare-and-swap is the write's one commit boundary: before it nothing is stored and a
-signal interrupts; once it returns the commit has landed, and nothing undoes it (`store/interrupts.py`).
-A branch moved by someone else meanwhile is followed (the commit is rebuilt on the new HEAD, with
-jittered backoff) unless that move touched our paths, which is a write conflict. Paths and objects
-travel on stdin, never as arguments, so a batch of any size fits.
+index lock is held (`store/gitindex.py`); under it the real index entries of just our paths are brought
+in line first, and put back if the commit does not land. The compare-and-swap is the write's one
+commit boundary: before it nothing is stored and a signal interrupts; once it returns the commit has
+landed, and nothing undoes it (`store/interrupts.py`). A branch moved by someone else meanwhile is
+followed (the commit is rebuilt on the new HEAD, with jittered backoff) unless that move touched our
+paths, which is a write conflict. Paths and objects travel on stdin, never as arguments, so a batch of
+any size fits.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from memhtml.contracts.errors import GitFailure, LockTimeout, WriteConflict
 from memhtml.html.jscompat import js_flattened, js_trim, utf16_length, utf16_prefix
 from memhtml.store import interrupts
 from memhtml.store.gitcmd import ZERO_SHA, blob_id, git_text, head_sha, missing_object, run_git, stream_to_git
-from memhtml.store.gitindex import PRIVATE_INDEX_PREFIX, index_locked, sync_index_entries
+from memhtml.store.gitindex import PRIVATE_INDEX_PREFIX, EntriesInPlace, entries_put_in_place, index_locked
 from memhtml.store.treesplice import spliced_tree
 
 # How often a compare-and-swap lost to someone else's move of the branch is tried again, and the longest
@@ -146,25 +147,37 @@ def commit_paths(
     subject = message.split("\n", 1)[0]
     pause = CAS_FIRST_PAUSE_SECONDS
     # Git's index lock is taken just before the first compare-and-swap, so someone else's `git commit`
-    # waits only for the swap and the entries; once taken it is kept, so a swap lost to such a commit is
-    # tried again on a HEAD that no `git commit` can move meanwhile.
+    # waits only for the swap; once taken it is kept, so a swap lost to such a commit is tried again on
+    # a HEAD that no `git commit` can move meanwhile. Our entries go into the user's index before the
+    # branch moves, not after: a `git commit` reads HEAD before it reads the index, so one that finds
+    # our commit on the branch finds our entries too (else it could commit the index from before them,
+    # on top of our commit, and so delete the memory), and one that read HEAD before cannot move it.
     lost_to = LostSwap(ref_locked=False)
+    placed: EntriesInPlace | None = None
+    landed = False
     with contextlib.ExitStack() as index_held:
-        for attempt in range(1, CAS_ATTEMPTS + 1):
-            parent, commit = _commit_on_head(root, git_dir, records, message, planned_on)
-            if attempt == 1:
-                index_held.enter_context(index_locked(git_dir))
-                if head_sha(root) != parent:
-                    continue  # moved while the lock was awaited: built again on a HEAD that holds still
-            if commit is None:  # HEAD already holds exactly these contents
-                assert parent is not None
-                return Landed(parent, records, created=False, index_synced=_synced(root, git_dir, records, parent))
-            lost = _swapped(root, subject, commit, parent)
-            if lost is None:
-                return Landed(commit, records, index_synced=_synced(root, git_dir, records, parent))
-            lost_to = lost
-            time.sleep(pause * (0.5 + random.random()))
-            pause = min(pause * 2, CAS_LONGEST_PAUSE_SECONDS)
+        try:
+            for attempt in range(1, CAS_ATTEMPTS + 1):
+                parent, commit = _commit_on_head(root, git_dir, records, message, planned_on)
+                if attempt == 1:
+                    index_held.enter_context(index_locked(git_dir))
+                    placed = _entries_placed(root, git_dir, records, create=parent is None)
+                    if head_sha(root) != parent:
+                        continue  # moved while the lock was awaited: built again on a HEAD that holds still
+                if commit is None:  # HEAD already holds exactly these contents
+                    assert parent is not None
+                    landed = True
+                    return Landed(parent, records, created=False, index_synced=placed is not None)
+                lost = _swapped(root, subject, commit, parent)
+                if lost is None:
+                    landed = True
+                    return Landed(commit, records, index_synced=placed is not None)
+                lost_to = lost
+                time.sleep(pause * (0.5 + random.random()))
+                pause = min(pause * 2, CAS_LONGEST_PAUSE_SECONDS)
+        finally:
+            if placed is not None:
+                placed.keep() if landed else placed.put_back()
     if lost_to.ref_locked:
         raise LockTimeout(
             f"another git process held the branch's ref lock through {CAS_ATTEMPTS} tries; nothing was written",
@@ -217,13 +230,13 @@ def _swapped(root: Path, subject: str, commit: str, parent: str | None) -> LostS
     return None
 
 
-def _synced(root: Path, git_dir: Path, records: bytes, parent: str | None) -> bool:
-    """Bring the user's index in line after the commit landed; never raises, since nothing may turn a
-    landed commit into a failure (the answer says when the index could not be brought in line)."""
+def _entries_placed(root: Path, git_dir: Path, records: bytes, *, create: bool) -> EntriesInPlace | None:
+    """Our entries in the user's index, or None when they could not be put there; never raises, since an
+    index git refuses must not stop the commit (the answer says the index is not in line)."""
     try:
-        return sync_index_entries(root, git_dir, records, create=parent is None)
+        return entries_put_in_place(root, git_dir, records, create=create)
     except Exception:
-        return False
+        return None
 
 
 def _refuse_moved_paths(root: Path, planned_on: str, head: str | None, records: bytes) -> None:

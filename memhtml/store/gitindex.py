@@ -1,13 +1,16 @@
-"""The user's git index (the staging area): held while one of our commits lands, then brought in line
-with it for exactly our paths.
+"""The user's git index (the staging area): held while one of our commits lands, and brought in line
+with it for exactly our paths just before the branch moves.
 
 A plain `git commit` records what the index holds. Were the index still without a memory we just
 committed when someone's `git commit` runs, that commit would delete the memory from the branch. So the
 writer takes git's own lock on the index (`index.lock`, created exclusively, as every git command that
 writes the index does) before it reads the HEAD it commits on, and keeps it until our paths' entries are
 written: a `git commit` that starts meanwhile fails at once ("index.lock exists") instead of undoing the
-memory, and one already running is waited for. The entries are written into a copy of the index
-(`GIT_INDEX_FILE`), which is renamed into place while the lock is held.
+memory, and one already running is waited for. A `git commit` reads HEAD and the index before it takes
+the lock, so the entries are in place before the branch moves: one that read HEAD after our commit read
+our entries too. They are written into a copy of the index (`GIT_INDEX_FILE`), renamed into place while
+the lock is held; the index as it was stays linked aside until the commit has landed, and is put back
+when it does not.
 
 The lock file holds `LOCK_MARK` and the writer's pid, so the next holder of the store's write lock can
 tell one left by a writer that was killed (only writers create it, and only while holding the write lock)
@@ -100,23 +103,59 @@ def sync_index_entries(root: Path, git_dir: Path, records: bytes, *, create: boo
     An index that does not exist is left so: entries for our paths alone would read as every other
     memory staged for deletion, and a later `git commit` would delete them (`doctor --fix` rebuilds
     the index from HEAD)."""
+    placed = entries_put_in_place(root, git_dir, records, create=create)
+    if placed is None:
+        return False
+    placed.keep()
+    return True
+
+
+class EntriesInPlace:
+    """The user's index with our paths' entries, put in place before the commit that holds them lands;
+    `put_back` restores the index as it was when that commit did not land, `keep` once it did."""
+
+    def __init__(self, index: Path, before: Path | None) -> None:
+        self.index = index
+        self.before = before  # the index as it was, hard-linked aside (None: there was none)
+
+    def keep(self) -> None:
+        if self.before is not None:
+            self.before.unlink(missing_ok=True)
+
+    def put_back(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.before is None:
+                self.index.unlink(missing_ok=True)
+            else:
+                os.replace(self.before, self.index)
+
+
+def entries_put_in_place(root: Path, git_dir: Path, records: bytes, *, create: bool = False) -> EntriesInPlace | None:
+    """Write `records` into a copy of the user's index and rename it into place (the caller holds
+    `index_locked`); None, with the index untouched, when git refused the entries or there is no index
+    to bring in line (see `sync_index_entries`)."""
     index = git_dir / "index"
     private = git_dir / f"{PRIVATE_INDEX_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
+    before: Path | None = private.with_name(private.name + ".before")
     try:
         try:
             shutil.copy2(index, private)
         except FileNotFoundError:
             if not create:
-                return False
-        env = {"GIT_INDEX_FILE": str(private)}
-        if not _synced(root, records, env):
-            return False
+                return None
+            before = None
+        if not _synced(root, records, {"GIT_INDEX_FILE": str(private)}):
+            return None
+        if before is not None:
+            os.link(index, before)
         os.replace(private, index)
     except (OSError, MemhtmlError):
-        return False
+        if before is not None:
+            before.unlink(missing_ok=True)
+        return None
     finally:
         private.unlink(missing_ok=True)
-    return True
+    return EntriesInPlace(index, before)
 
 
 def _synced(root: Path, records: bytes, env: dict[str, str]) -> bool:
