@@ -58,5 +58,5 @@ def test_the_wheel_holds_every_module_the_migrations_and_the_model(tmp_path: Pat
     model = tracked("memhtml/_models/*")
     assert model, "the project ships a model"
     assert [path for path in model if path not in names] == []
-    assert "memhtml = memhtml.cli.launch:main" in entry_points
+    assert "memhtml = memhtml.launch:main" in entry_points
     assert "memhtml-mcp = memhtml.mcp.server:main" in entry_points

@@ -172,7 +172,10 @@ def _dispatch(door: Door, invocation: Invocation) -> int:
     except OSError as error:  # a full disk, a read-only store: the same code whoever met it
         door.refuse(os_failure(error, door.root))
     except Exception as error:  # the one envelope still answers an unmapped defect
-        door.crash(error)
+        if isinstance(error.__cause__, KeyboardInterrupt):  # Python wraps one landing in `__set_name__`
+            door.refuse(Interrupted())
+        else:
+            door.crash(error)
     else:
         if not door.answered:
             door.crash(RuntimeError("no answer"))

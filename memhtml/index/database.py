@@ -18,12 +18,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-try:
-    # The native module is the whole API used here (`duckdb` re-exports these very objects); the
-    # package wrapper around it adds ≈100 ms of import to every command (measured 0.13 s vs 0.03 s).
-    import _duckdb as duckdb
-except ImportError:  # a duckdb build without the top-level native module
-    import duckdb  # type: ignore[no-redef]
+from memhtml.contracts.deferred_signals import signals_deferred
+
+# A signal while the native module loads would abort the process, not interrupt it.
+with signals_deferred():
+    try:
+        # The native module is the whole API used here (`duckdb` re-exports these very objects); the
+        # package wrapper around it adds ≈100 ms of import to every command (measured 0.13 s vs 0.03 s).
+        import _duckdb as duckdb
+    except ImportError:  # a duckdb build without the top-level native module
+        import duckdb  # type: ignore[no-redef]
 
 from memhtml.contracts import lifetime
 from memhtml.contracts.errors import DamagedIndex, DamagedStateDatabase, LockTimeout, MemhtmlError, StorageFailure
