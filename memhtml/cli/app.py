@@ -419,8 +419,8 @@ def eval_discriminate_command(door: Door, invocation: Invocation) -> None:
     """Run the retrieval gate on a generated store (never opens a repo)."""
     import datetime as dt
 
-    from memhtml.domain.discrimination import DEFAULT_SEED
-    from memhtml.operations.discriminate import discriminate
+    from memhtml.evaluation.discrimination import DEFAULT_SEED
+    from memhtml.evaluation.discrimination_gate import discriminate
 
     now = invocation.integer("now")
     data = discriminate(
@@ -437,7 +437,7 @@ def eval_discriminate_command(door: Door, invocation: Invocation) -> None:
 @command("eval locomo")
 def eval_locomo_command(door: Door, invocation: Invocation) -> None:
     """Score retrieval on the LoCoMo release in temporary stores (never opens a repo)."""
-    from memhtml.operations.eval_locomo import eval_locomo
+    from memhtml.evaluation.locomo_eval import eval_locomo
 
     report = eval_locomo(
         Path(_text(invocation, "data")).expanduser(),
@@ -451,8 +451,8 @@ def eval_locomo_command(door: Door, invocation: Invocation) -> None:
 @command("eval supersession")
 def eval_supersession_command(door: Door, invocation: Invocation) -> None:
     """Run the supersession benchmark on a generated store (never opens a repo)."""
-    from memhtml.domain.supersession import DEFAULT_SEED
-    from memhtml.operations.eval_supersession import eval_supersession
+    from memhtml.evaluation.supersession import DEFAULT_SEED
+    from memhtml.evaluation.supersession_eval import eval_supersession
 
     answer = eval_supersession(seed=_integer(invocation, "seed", DEFAULT_SEED), mode=_text(invocation, "mode"))
     door.answer("eval.supersession", answer)

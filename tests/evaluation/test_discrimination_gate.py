@@ -7,7 +7,8 @@ import re
 import pytest
 
 from memhtml.contracts.errors import DiscriminationFailed
-from memhtml.domain.discrimination import (
+from memhtml.domain.divergence import negations, numbers, qualifiers
+from memhtml.evaluation.discrimination import (
     FAMILY_MARKERS,
     MAX_QUERY_TOKENS,
     Probe,
@@ -15,8 +16,7 @@ from memhtml.domain.discrimination import (
     probe_query,
     score_probe,
 )
-from memhtml.domain.divergence import negations, numbers, qualifiers
-from memhtml.operations.discriminate import discriminate
+from memhtml.evaluation.discrimination_gate import discriminate
 from tests.conftest import run_cli
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memhtml.domain.supersession import (
+from memhtml.evaluation.supersession import (
     CASES,
     Probe,
     accuracy_by_case,
@@ -11,7 +11,7 @@ from memhtml.domain.supersession import (
     score_probe,
     value_at,
 )
-from memhtml.operations.eval_supersession import eval_supersession
+from memhtml.evaluation.supersession_eval import eval_supersession
 from tests.conftest import run_cli
 
 

@@ -1,6 +1,6 @@
 """`eval supersession`: does search answer with the value valid now, or then, and keep contradictions together?
 
-The seeded benchmark (`memhtml.domain.supersession`) is written into a fresh store in a temporary
+The seeded benchmark (`memhtml.evaluation.supersession`) is written into a fresh store in a temporary
 directory: every plain chain, the first version of every corrected chain and both sides of every
 contradiction with one `apply` (each fact with its event time); each later version of a corrected
 chain through `correct`; each contradiction recorded with a `contradicts` link. Every probe then
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from memhtml.domain.supersession import (
+from memhtml.evaluation.supersession import (
     DEFAULT_CONTRADICTIONS,
     DEFAULT_SERVICES,
     DEFAULT_TEAMS,

@@ -1,6 +1,6 @@
 """`eval discriminate`: the retrieval gate, run through the real write path and the real search.
 
-The seeded fixture (`memhtml.domain.discrimination`) is written into a fresh store in a temporary
+The seeded fixture (`memhtml.evaluation.discrimination`) is written into a fresh store in a temporary
 directory with one `apply`, its access history is seeded into the state plane, and every probe's
 query goes through `search` with the chosen embedder (`fake`: the deterministic hash embedder;
 `live`: the shipped static model). It never opens the user's store. A failed gate raises
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from memhtml.contracts.errors import DiscriminationFailed
-from memhtml.domain.discrimination import (
+from memhtml.evaluation.discrimination import (
     PROBE_LIMIT,
     AccessSeed,
     Fixture,

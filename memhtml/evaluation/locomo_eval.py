@@ -5,7 +5,7 @@ caller's `--data` path; nothing of them is kept. Each conversation gets its own 
 temporary directory: every turn becomes one episodic memory (its speaker as a `person:` entity, the
 session date as its event time) written with one `apply`, then every question of categories 1–4 goes
 through `search`, and the hits, mapped back to turn ids, are scored against the gold evidence and
-against the audit-corrected evidence (`memhtml.domain.retrieval_metrics`). It never opens the user's
+against the audit-corrected evidence (`memhtml.evaluation.retrieval_metrics`). It never opens the user's
 store.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import PathNotFound, UsageError
-from memhtml.domain.locomo import (
+from memhtml.evaluation.locomo import (
     CATEGORY_NAMES,
     SCORED_CATEGORIES,
     Conversation,
@@ -35,7 +35,7 @@ from memhtml.domain.locomo import (
     turn_body,
     turn_title,
 )
-from memhtml.domain.retrieval_metrics import MetricRow, QuestionScore, metric_table, score_question
+from memhtml.evaluation.retrieval_metrics import MetricRow, QuestionScore, metric_table, score_question
 from memhtml.index.database import open_database
 from memhtml.operations.apply import ApplyOptions, apply
 from memhtml.operations.config import isolated_git

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memhtml.contracts.errors import PathNotFound
-from memhtml.domain.locomo import (
+from memhtml.evaluation.locomo import (
     TurnForm,
     corrected_evidence,
     evidence_ids,
@@ -23,8 +23,8 @@ from memhtml.domain.locomo import (
     turn_body,
     turn_title,
 )
-from memhtml.domain.retrieval_metrics import score_question
-from memhtml.operations.eval_locomo import eval_locomo
+from memhtml.evaluation.locomo_eval import eval_locomo
+from memhtml.evaluation.retrieval_metrics import score_question
 from tests.conftest import run_cli
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memhtml.domain.retrieval_metrics import (
+from memhtml.evaluation.retrieval_metrics import (
     hit_at,
     mean_row,
     metric_table,

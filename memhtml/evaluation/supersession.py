@@ -22,7 +22,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final, NamedTuple
 
-from memhtml.domain.discrimination import mulberry32
+from memhtml.evaluation.discrimination import mulberry32
 
 DEFAULT_SEED: Final[int] = 20261130
 DEFAULT_TEAMS: Final[int] = 10
