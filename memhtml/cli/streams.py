@@ -6,6 +6,9 @@ the rest of it."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import BinaryIO, Final
@@ -54,7 +57,12 @@ def read_ops_stream(command: str, file: str | None, stdin_marker: str | None) ->
 
 def _bounded_text(command: str, source: BinaryIO, name: str) -> str:
     """All of `source` as text, refused (ERR_INPUT_TOO_LARGE) as soon as it passes a limit. A line past
-    `MAX_APPLY_LINE_BYTES` is the decoder's to refuse, by its number; the stream's size bounds it here."""
+    `MAX_APPLY_LINE_BYTES` is the decoder's to refuse, by its number; the stream's size bounds it here. A
+    regular file (`--file`, or stdin redirected from one) too large is refused by its size, unread."""
+    with contextlib.suppress(OSError, ValueError):  # a pipe or a terminal has no size to go by
+        found = os.fstat(source.fileno())
+        if stat.S_ISREG(found.st_mode) and found.st_size > MAX_APPLY_BYTES:
+            raise batch_too_large(command, f"{name} holds more than {size_words(MAX_APPLY_BYTES)}")
     data = bytearray()
     lines = 0
     while block := source.read(_BLOCK):

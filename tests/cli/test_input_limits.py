@@ -3,11 +3,13 @@ is written, from a file, from stdin and through the MCP batch tool alike."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
-from typing import BinaryIO
 
 import pytest
 
@@ -46,26 +48,38 @@ def test_a_stream_at_the_line_limit_is_not_refused_for_its_length(store_root: Pa
     assert len(batchinput.decode_ops(text)) == MAX_APPLY_LINES
 
 
-def test_a_file_past_the_byte_limit_is_refused_once_read_that_far(
-    store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_file_past_the_byte_limit_is_refused_by_its_size_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(streams, "MAX_APPLY_BYTES", 4 << 20)
     source = tmp_path / "ops.jsonl"
     source.write_bytes((json.dumps(OP).encode() + b"\n") * ((5 << 20) // 80))  # past the 4 MiB limit
-    read_at_refusal: list[int] = []
-    real_read = streams._bounded_text
-
-    def counting(command: str, handle: BinaryIO, name: str) -> str:
-        try:
-            return real_read(command, handle, name)
-        finally:
-            read_at_refusal.append(handle.tell())
-
-    monkeypatch.setattr(streams, "_bounded_text", counting)
-    with pytest.raises(UsageError) as refused:
-        streams.read_ops_stream("apply", str(source), None)
+    with source.open("rb") as handle, pytest.raises(UsageError) as refused:
+        streams._bounded_text("apply", handle, "--file ops.jsonl")
     assert refused.value.envelope_code == "ERR_INPUT_TOO_LARGE"
-    assert read_at_refusal[0] < source.stat().st_size  # refused before the rest was read
+    with pytest.raises(UsageError):
+        streams.read_ops_stream("apply", str(source), None)
+
+
+def test_a_pipe_past_the_byte_limit_is_refused_once_read_that_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(streams, "MAX_APPLY_BYTES", 4 << 20)
+    reading, writing = os.pipe()
+    written = [0]
+    block = (json.dumps(OP) + "\n").encode() * 1_000
+
+    def write_forever() -> None:
+        with contextlib.suppress(BrokenPipeError), os.fdopen(writing, "wb") as sink:
+            while written[0] < 64 << 20:  # far past the limit, unless the reader stops taking it
+                sink.write(block)
+                written[0] += len(block)
+
+    writer = threading.Thread(target=write_forever)
+    writer.start()
+    with os.fdopen(reading, "rb") as source, pytest.raises(UsageError) as refused:
+        streams._bounded_text("apply", source, "stdin")
+    writer.join()
+    assert refused.value.envelope_code == "ERR_INPUT_TOO_LARGE"
+    assert written[0] < 8 << 20  # the reader stopped just past the limit, not at the end of the stream
 
 
 def test_the_mcp_batch_tool_refuses_a_batch_past_the_line_limit(
