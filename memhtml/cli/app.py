@@ -4,7 +4,7 @@ renders the answer.
 The contract grammar (`memhtml.cli.grammar`) has parsed the whole command line and refused every
 usage error before a command runs: flags are known, typed, range-checked and present when required.
 A command therefore only reads typed values from the `Invocation`; the global flags travel in the
-`Door`. No second parser runs (typer did, once: ≈30 ms of every command for a parse already made).
+`Door`. No second parser runs (typer did, once: a cost in every command for a parse already made).
 """
 
 from __future__ import annotations

@@ -43,14 +43,14 @@ def _end_process(status: int) -> NoReturn:
 
     Every file and child process a command opens is closed before `run` returns, and what it left open
     for the exit (its DuckDB connection: `lifetime.ends_by_exit`) holds nothing the kernel does not
-    release, so Python's own teardown (finalizing every module and DuckDB's native state, ≈15 ms of each
-    command) only delays the caller. It is skipped unless something may still need it: a running thread
+    release, so Python's own teardown (finalizing every module and DuckDB's native state, a noticeable
+    share of each command) only delays the caller. It is skipped unless something may still need it: a running thread
     that is not a daemon, a child process still alive (a pool's worker shuts down at exit), a profiler or
     tracer writing its report at exit, or a standard stream that cannot be flushed.
 
     A command that ran a pool (a rebuild, `validate` or `doctor` of many files) has shut it down before
-    it answers; the teardown after one took ≈40–57 ms from the answer to the exit, this ending ≈13–35 ms
-    (a 10k rebuild, six runs each). Its exit functions still run first: multiprocessing's finalizers
+    it answers; after one, this ending still reaches the exit sooner than the teardown did (figures in
+    docs/performance.md). Its exit functions still run first: multiprocessing's finalizers
     unlink and unregister any semaphore still alive, which its resource tracker would otherwise report as
     leaked once this process is gone.
     """

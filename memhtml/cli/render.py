@@ -99,7 +99,7 @@ def _first_entries(value: Any) -> Any:
 
 
 # A batch answer lists at most this many ops on a terminal: a 10k-op answer laid out whole is 200k lines
-# and took rich ≈50 s to draw. JSON keeps every op's answer.
+# and took rich most of a minute to draw. JSON keeps every op's answer.
 RENDERED_OPS: Final[int] = 20
 
 

@@ -33,8 +33,8 @@ _ENCODED_STEP: Final = re.compile(r"%(?:2[eEfF]|5[cC]|[01][0-9a-fA-F]|7[fF])")
 _ARCHIVED: Final = re.compile(r"^archive/(\d{4,}|-\d{3,})/(.*)$", re.DOTALL)
 # A path every rule of `path_problem` accepts at a glance: a bucket, then segments of ASCII letters,
 # digits, `_`, `-` and `.` that neither start with a dot nor run past the segment limit, ending in
-# `.html`; the shape of nearly every corpus path. Listing a 10k-file tree checks each path in ≈0.5 µs
-# this way instead of ≈6 µs through the rules.
+# `.html`; the shape of nearly every corpus path. Listing a large tree checks each path this way an
+# order of magnitude faster than through the rules.
 _PLAIN_PATH: Final = re.compile(
     rf"(?:{'|'.join(PARA_BUCKETS)})(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]{{0,{MAX_SEGMENT_BYTES - 1}}})*"
     rf"/[A-Za-z0-9_-][A-Za-z0-9_.-]{{0,{MAX_SEGMENT_BYTES - 6}}}\.html"

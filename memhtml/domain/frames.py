@@ -25,7 +25,7 @@ def frame_key(gist: str) -> str | None:
     """The lowercased frame of `gist`, or None unless its frame has 3+ tokens and its value 1 to 6."""
     if gist.isascii() and gist.isprintable() and "  " not in gist:
         # Printable ASCII has no whitespace but the space, and no run of spaces here: nothing to collapse
-        # (most gists; the substitution alone took ≈1.9 µs of the key's ≈3).
+        # (most gists; the substitution alone was most of the key's cost).
         return key_of_collapsed(gist.strip(" "))
     return key_of_collapsed(collapsed_whitespace(gist))
 

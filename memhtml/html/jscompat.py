@@ -113,7 +113,7 @@ def js_to_fixed_2(value: float) -> str:
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     # The exact binary value in hundredths, a tie rounded away from zero, in integers: `decimal` (what this
-    # once used) costs a process that only reads memories ≈3 ms to import.
+    # once used) costs a process that only reads memories an import it needs nowhere else.
     numerator, denominator = abs(value).as_integer_ratio()
     hundredths, remainder = divmod(numerator * 100, denominator)
     if 2 * remainder >= denominator:

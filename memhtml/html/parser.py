@@ -4,7 +4,7 @@ Lexbor (via selectolax) is spec-conformant where it matters for the corpus contr
 newline after `<pre>`, inserts `<tbody>`, closes `<p>` before blocks), which is what reproduces the
 reference's hashes and canonical bytes. Well-formed markup, which is what memory files are, is read by
 the `wellformed` reader first; Lexbor parses whatever that reader declines, and is imported only then
-(its import, with the logging it pulls in, was ≈15–18 ms of a command that reads one file). No other module
+(its import, with the logging it pulls in, was a large share of a command that reads one file). No other module
 imports selectolax.
 """
 

@@ -61,12 +61,12 @@ def check_memory(text: str) -> MemoryCheck:
 
 def inspect_memory(text: str, *, warnings: bool = True) -> tuple[ParsedMemory, MemoryCheck]:
     """Read and check a file with one parse (what an indexer needs for every file it projects; it asks
-    for no `warnings`, which only a writer reports: ≈1.2 µs of a rebuild worker's ≈95 µs a file).
+    for no `warnings`, which only a writer reports and which would otherwise be worked out for every file).
 
     The memory's `article` comes back detached: once the tree is read and checked, no element keeps its
     parent, so the tree is freed as soon as the caller drops it. Parent links make every element part
-    of a reference cycle, which only the cycle collector frees: a file read over and over took 66–80 µs
-    with them, 39 µs without, and each `has_ancestor` asked afterwards would answer as of a tree that is
+    of a reference cycle, which only the cycle collector frees: a file read over and over took nearly
+    twice as long with them, and each `has_ancestor` asked afterwards would answer as of a tree that is
     not kept anyway."""
     html = parse_document(text)
     parts = document_parts(html)

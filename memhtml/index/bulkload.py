@@ -4,8 +4,8 @@ postings go in as NumPy arrays, numbered here against one vocabulary for the who
 parent converts no value row by row.
 
 A slice's staged lines are written into one file of each kind: the reader pays for every file it opens
-(a 2,000-file slice's `files` rows took 22 ms of CPU from eight files, one a chunk, against 10.5 ms from
-one file holding the same lines, and writing that file from the chunks' 3.2 MB took 0.6 ms).
+(a slice's rows read from one file holding all its chunks' lines cost about half what they cost from one
+file per chunk, and writing that file costs next to nothing).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 # The JSON reader's `maximum_object_size`, at least DuckDB's default (16 MiB): the reader sizes its
 # buffers by it and refuses a line that outgrows them (a 42 MB line failed under the default and loaded
 # under a 56 MB limit), so only a memory file of several megabytes, which the index still takes, needs
-# more. A larger limit costs every load: a 10k rebuild's `files` rows, eight staging files a statement,
-# took 123-144 ms under a 1 GiB limit against 69-86 ms under the default.
+# more. A larger limit costs every load: a 10k rebuild's `files` rows took nearly twice as long under a
+# 1 GiB limit as under the default.
 _OBJECT_BYTES_FLOOR: Final[int] = 16 << 20
 # UTF-8 spends at most this many bytes on a character.
 _UTF8_MOST_BYTES: Final[int] = 4
@@ -173,7 +173,7 @@ class StagedLoader:
             "tf": numpy.concatenate(frequencies),
             "dl": numpy.concatenate(lengths),
         }
-        # Sorted here (DuckDB's general sort cost ≈45M instructions a slice for these four integers).
+        # Sorted here (DuckDB's general sort cost far more for these four integers).
         order = numpy.lexsort((columns["doc_id"], columns["term_id"]))
         self._database.insert_arrays("postings", {name: values[order] for name, values in columns.items()})
 

@@ -24,7 +24,7 @@ from memhtml.contracts.deferred_signals import signals_deferred
 with signals_deferred():
     try:
         # The native module is the whole API used here (`duckdb` re-exports these very objects); the
-        # package wrapper around it adds ≈100 ms of import to every command (measured 0.13 s vs 0.03 s).
+        # package wrapper around it adds most of that import's time to every command.
         import _duckdb as duckdb
     except ImportError:  # a duckdb build without the top-level native module
         import duckdb  # type: ignore[no-redef]
@@ -43,35 +43,34 @@ STATE_FILENAME: Final[str] = "state.duckdb"
 # instance attaches it under the same name, so statements read the same either way.
 INDEX_ALIAS: Final[str] = "index"
 LOCK_RETRY_SECONDS: Final[float] = 20.0
-# Below this many rows a list-unnest insert is cheapest; above it a registered NumPy batch is
-# ≈25× faster (700k postings: 1.46 s as lists, 0.06 s as arrays).
+# Below this many rows a list-unnest insert is cheapest; above it a registered NumPy batch is faster
+# by more than an order of magnitude.
 NUMPY_BATCH_THRESHOLD: Final[int] = 5000
 # Up to this many values an insert binds none of them as a list: strings one parameter each, integers
 # and vector components written into the statement. The first list a process binds, of any type, makes
-# DuckDB's binding import `decimal`, `uuid` and `platform` (15M instructions, ≈4 ms), which the rows of
+# DuckDB's binding import `decimal`, `uuid` and `platform` (a noticeable import), which the rows of
 # a write or of an update after one commit (one `files` row, a few tags and terms, a few dozen postings,
 # one vector) then never need.
 SCALAR_INSERT_VALUES: Final[int] = 2048
 # Up to this many values a membership test is written one parameter per value, which lets DuckDB
-# probe the column's index or prune by zonemap: a path lookup in a 100k index takes 5 ms that way and
-# 16–24 ms through `IN (SELECT unnest(...))`, a scan. Past ≈100 values planning the parameters costs
-# more than the scan (1,000 paths: 32 ms against 15 ms), so longer lists stay one list parameter.
+# probe the column's index or prune by zonemap: a path lookup in a large index is several times faster
+# that way than through `IN (SELECT unnest(...))`, a scan. Past ≈100 values planning the parameters costs
+# more than the scan, so longer lists stay one list parameter.
 EXPANDED_MEMBERSHIP_LIMIT: Final[int] = 64
 # Vector components are stored to this many decimal places. DuckDB then stores each as a small integer
-# (ALP) instead of a float's full bits (ALPRD): at 100k memories the index file went from 203 to 165 MB
-# and a search's statement, which its cold vector scan dominates, from ≈190 to ≈160 ms. Each component
+# (ALP) instead of a float's full bits (ALPRD): the index file gets smaller, and so does the time of a
+# search's statement, which its cold vector scan dominates. Each component
 # moves by at most 0.0005, so a cosine with a unit query moves by about 0.0003 and never by more than
 # 0.0005 x sqrt(dimensions): 0.008 for the shipped model's 256, 0.0098 for `minilm`'s 384, below half
 # the tolerance within which cosines share a vector rank.
 VECTOR_DECIMALS: Final[int] = 3
 # A read-write open's close checkpoints a file only once its write-ahead log holds more than this;
 # below it, the log is left for the next open to replay. A checkpoint rewrites the last segment of every
-# column a commit touched, whatever the commit's size: ≈45–80 ms of an `index update` after one memory
-# at 1k (one `files` row ≈15 ms, one vector ≈18 ms), and about the same after several. An open replays
-# the log it finds in ≈2.5 ms plus ≈1 ms per update it holds (≈5–9 KiB each), so a checkpoint comes
-# every ≈4 updates and a read never replays more than ≈4 updates' log. DuckDB's own
-# `checkpoint_threshold` cannot say this: it weighs each commit by an estimate (1–4 MiB for an update
-# that logs 5 KiB) and would checkpoint every one.
+# column a commit touched, whatever the commit's size: a large share of an `index update` after one
+# memory, and about the same after several. An open replays the log it finds cheaply, a little more for
+# each update it holds (≈5–9 KiB each), so a checkpoint comes every ≈4 updates and a read never replays
+# more than ≈4 updates' log. DuckDB's own `checkpoint_threshold` cannot say this: it weighs each commit
+# by an estimate (1–4 MiB for an update that logs 5 KiB) and would checkpoint every one.
 LOG_CHECKPOINT_BYTES: Final[int] = 32 * 1024
 
 
@@ -91,12 +90,12 @@ class Database:
         self.read_only = read_only
         self._shared = shared  # attached to the process's one instance: closing detaches the files
         # The database file of each catalog, as the opener attached them: `close` checkpoints the long
-        # logs among them without asking DuckDB which files are attached (≈0.9 ms of every read-write
-        # command). None for a connection whose closing is its creator's business (`_publish_missing`).
+        # logs among them without asking DuckDB which files are attached (a statement every read-write
+        # command would pay). None for a connection whose closing is its creator's business (`_publish_missing`).
         self._files = dict(files) if files is not None else {}
         # The catalog statements switch back to after `USE state`. An open names it (`INDEX_ALIAS`, as
         # DuckDB names the catalog of `index.duckdb`): asking DuckDB (`current_database()`) is the first
-        # statement's cost, ≈4 ms of every command's open.
+        # statement's cost, paid by every command's open.
         self.main_catalog: str = (
             connection.execute("SELECT current_database()").fetchall()[0][0] if main_catalog is None else main_catalog
         )
@@ -124,8 +123,7 @@ class Database:
         """One transaction. `checkpoint_at_commit`, for a bulk write (a rebuild): the commit checkpoints
         the new rows into the file itself. Otherwise they are written to the write-ahead log, which a
         close checkpoints into the file once it is long (`LOG_CHECKPOINT_BYTES`): a rebuild's rows would
-        pass through the log only to be copied at its close (the log alone cost ≈0.4G instructions of a
-        10k rebuild's 5.4G)."""
+        pass through the log only to be copied at its close (a measurable share of a rebuild's work)."""
         self._connection.execute("BEGIN TRANSACTION")
         try:
             try:
@@ -143,7 +141,7 @@ class Database:
                     self._connection.execute("RESET checkpoint_threshold")
 
     def insert_columns(self, table: str, columns: Mapping[str, Sequence[Any]]) -> None:
-        """Insert column-shaped rows in one statement; never `executemany` (≈300× slower)."""
+        """Insert column-shaped rows in one statement; never `executemany` (slower by orders of magnitude)."""
         names = list(columns)
         count = len(columns[names[0]]) if names else 0
         if count == 0:
@@ -163,7 +161,7 @@ class Database:
 
     def insert_integers(self, table: str, columns: Mapping[str, Sequence[int]]) -> None:
         """Insert integer columns in one statement: a NumPy batch when large (no per-value checks), list
-        parameters when small (importing NumPy alone costs ≈70 ms)."""
+        parameters when small (importing NumPy alone costs more than a small insert)."""
         names = list(columns)
         if not names or not columns[names[0]]:
             return
@@ -241,8 +239,8 @@ class Database:
         table: str = "chunk_vectors",
     ) -> None:
         """Insert chunk vectors (rows of floats, or a NumPy matrix) in one statement, each component
-        rounded to `VECTOR_DECIMALS` places: a registered NumPy batch when large (10k x 256 floats: 0.2 s,
-        against 5.6 s as Python lists)."""
+        rounded to `VECTOR_DECIMALS` places: a registered NumPy batch when large (far faster than Python
+        lists)."""
         count = len(content_hashes)
         if count == 0:
             return
@@ -250,7 +248,7 @@ class Database:
             # Each row's components bound as one string of decimals that DuckDB splits and casts (no list
             # is bound: `SCALAR_INSERT_VALUES`). Read as doubles first, so each is the float nearest its
             # rounded double, as a bound list's would be. Written into the statement as literals instead,
-            # a vector's 256 numbers cost ≈3 ms more to parse. A component that has no decimal form (not
+            # a vector's 256 numbers cost DuckDB's parser noticeably more. A component that has no decimal form (not
             # finite) is refused as a list would be.
             parameters: dict[str, Any] = {}
             values = []
@@ -316,7 +314,7 @@ class Database:
 
 
 # Connections closed by a process that ends with `os._exit` (`lifetime.ends_by_exit`), left open for
-# the exit. Closing one tears DuckDB's instance down (its catalog, buffers and threads): ≈5–10 ms at the
+# the exit. Closing one tears DuckDB's instance down (its catalog, buffers and threads): work at the
 # end of every command, which the kernel does for nothing when the process ends. What the connection
 # committed is in the file or its write-ahead log already (a commit syncs the log; `close` checkpointed
 # a long log just before), and its lock goes with the process, a moment later, once the answer is out.
@@ -389,10 +387,10 @@ def open_database(
     While another process holds a file, retry for up to `lock_wait` seconds (0: try once).
 
     `meanwhile` is the caller's own preparation (imports, loading a model), which must not need the
-    database: it runs in this thread while DuckDB starts its instance on another. The start is ≈30–45 ms
+    database: it runs in this thread while DuckDB starts its instance on another. The start is a stretch
     of native code that releases the GIL once `pathlib` is imported (DuckDB's binding imports it at the
     first connect, on the connecting thread: in a process without it, a connect beside a thread running
-    Python waited for the GIL, 35 → 80 ms).
+    Python waited for the GIL, and took about twice as long).
     An open of the same file and mode that `open_ahead` started is taken instead of starting another.
     """
     refuse_to_open(root)
@@ -411,7 +409,7 @@ def open_database(
         database = ahead.taken(meanwhile)
     elif meanwhile is None:
         database = open_planes()
-    elif shared:  # attaching to the running instance takes ≈2 ms: nothing to overlap
+    elif shared:  # attaching to the running instance is quick: nothing to overlap
         meanwhile()
         database = open_planes()
     else:
@@ -474,8 +472,8 @@ def open_ahead(root: Path, *, read_only: bool = False) -> None:
     `open_database` of that mode to take: DuckDB then starts its instance while the command imports what
     it runs and opens the store, not after. Only a process that ends with `os._exit` does this (an open
     it never takes is released at that exit), and only for files that exist already (nothing is created
-    before the command has checked that `root` is a store). An index update after one commit at 10k: 201
-    → 179 ms, at 1k 217 → 206 ms (medians of 50 alternating runs)."""
+    before the command has checked that `root` is a store). It takes a share of the instance's start off
+    an index update after one commit (figures in docs/performance.md)."""
     if not lifetime.ends_by_exit() or _shared_instance:
         return
     # Only ever a head start: whatever keeps it from starting (a file it may not look at, no thread to
@@ -516,7 +514,8 @@ def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait:
     A connection this process left for its exit is closed before the turnstile, not after it: a search
     that found the index stale and opens it again to write would otherwise wait there with its read-only
     open still holding the file, keeping out the writer already past the turnstile, each waiting for the
-    other until one gave up (four searches and a write on a stale index: ≈20 s, and one failed)."""
+    other until one gave up (four searches and a write on a stale index waited out the lock wait, and one
+    failed)."""
     close_left_connections()
     with turnstile(index_file, writer=not read_only, wait_seconds=lock_wait):
         return _open_both_planes(index_file, state_file, read_only, lock_wait, shared=shared)
@@ -599,9 +598,9 @@ def share_one_instance() -> None:
     """Attach each open's files to one DuckDB instance kept for the life of the process, and detach
     them when the open ends, instead of starting an instance per open.
 
-    Starting an instance costs ≈25 ms on every open, whatever the file; attaching a file to a running
-    one ≈2 ms, and detaching releases the file's lock (leaving its log as closing does), so other
-    processes can take it between calls. For a process that opens the index call after call (the
+    Starting an instance costs the same on every open, whatever the file; attaching a file to a running
+    one costs a small fraction of that, and detaching releases the file's lock (leaving its log as
+    closing does), so other processes can take it between calls. For a process that opens the index call after call (the
     MCP server), one open at a time; a single command gains nothing from it.
     """
     if not _shared_instance:

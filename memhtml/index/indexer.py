@@ -120,8 +120,8 @@ class RebuildPlan:
 def rebuild_plan(reader: CorpusReader, now: str) -> Iterator[RebuildPlan]:
     """Read HEAD's tree and start projecting its memories on every core, for `rebuild` to store: made
     before the index is opened, the workers' first slice overlaps the open and the emptying of the tables
-    (at 10k, the first staged slice arrived ≈0.37 s after the pool started, with one core idle before)."""
-    # Imported here: an update never loads this way (≈11 ms of imports).
+    (the first staged slice takes a while to arrive after the pool starts, with one core idle before)."""
+    # Imported here: an update never loads this way, and would pay for these imports for nothing.
     from memhtml.index.staging import stage_blobs, staging_directory
 
     head = reader.head()

@@ -35,7 +35,7 @@ Slice = TypeVar("Slice")
 Chunk = TypeVar("Chunk")
 Answer = TypeVar("Answer")
 # The projection is imported where it runs, not here: `doctor` and `validate` take their pool from this
-# module and never project (the projection's modules cost `validate --staged`, a commit hook, ≈3 ms).
+# module and never project (the projection's modules would slow `validate --staged`, a commit hook).
 Projected: TypeAlias = "FileProjection | SkippedFile"
 # Pools forked ahead (`fork_workers_ahead`), by the process that forked them: a child of this one never
 # takes its parent's workers.
@@ -66,7 +66,7 @@ def projection_pool(file_count: int) -> Iterator[Executor | None]:
         with forked:
             yield forked
         return
-    # Imported here: the pool machinery costs ≈30 ms, which every small update would pay for nothing.
+    # Imported here: the pool machinery is a sizeable import, which every small update would pay for nothing.
     from concurrent.futures import ProcessPoolExecutor
 
     context = start_projection_server()
@@ -95,7 +95,7 @@ def fork_workers_ahead(files_above: Callable[[int], bool]) -> None:
     forever. A command that will project its whole store (`index rebuild`) asks for this first thing,
     before the index is opened on a thread (DuckDB starts threads of its own). Forked workers have the
     projection already imported and need no fork server, nor the resource tracker that one starts: two
-    interpreters booted for nothing, ≈90 ms of CPU out of a 10k rebuild's ≈2.1 s on two cores.
+    interpreters booted for nothing, CPU a rebuild on few cores needs for its own work.
     """
     pid = os.getpid()
     if pid in _forked_ahead or _worker_count() < 2 or not _only_thread():
@@ -147,9 +147,9 @@ def start_projection_server() -> BaseContext | None:
     None when no process can be started.
 
     A fork server imports the projection once; forking it is then cheap, and the parent's DuckDB threads
-    are never forked. Booting it (a fresh interpreter importing the projection, ≈60 ms) runs beside the
-    caller, which may start it before it knows its files (a rebuild, while git lists HEAD's tree: ≈75 ms
-    less at 10k memories); the first submit would otherwise wait for all of it.
+    are never forked. Booting it (a fresh interpreter importing the projection) runs beside the caller,
+    which may start it before it knows its files (a rebuild, while git lists HEAD's tree); the first
+    submit would otherwise wait for all of it.
     """
     import multiprocessing
     from multiprocessing import forkserver
@@ -297,7 +297,8 @@ class SlicePipeline(Generic[Slice, Entry, Answer]):
 
     With a pool the work runs as a pipeline, so no stage waits for another between slices: a thread
     reads the blobs of the slice after next while the workers work the next slice and the caller
-    stores this one's answers (a 10k rebuild spent ≈0.5 s reading blobs with its workers idle).
+    stores this one's answers (read in turn, a rebuild spent a noticeable time reading blobs with its
+    workers idle).
     """
 
     def __init__(

@@ -31,8 +31,8 @@ def empty_tables(database: Database, tables: Sequence[str]) -> list[str]:
     caller's transaction, so a failure restores every row; returns the statements that create their
     indexes again, for the caller to run once it has loaded them (`create_indexes`).
 
-    Deleting every row instead costs DuckDB one removal per key from each unique index at commit:
-    ≈0.45 s of a 10k-memory rebuild, 0.3 s of it the terms'; re-creation costs a few milliseconds. And an
+    Deleting every row instead costs DuckDB one removal per key from each unique index at commit: a
+    large share of a rebuild, most of it the terms'; re-creation costs next to nothing. And an
     index built from a loaded table costs a fraction of inserting its keys batch by batch.
     """
     parameters = {"catalog": database.main_catalog, "tables": list(tables)}
@@ -297,8 +297,8 @@ def _insert_postings(
     if not vocabulary:
         return
     listed, parameters = membership("term", "terms", vocabulary)
-    # The largest term id rides along as the one row without a term: a statement of its own cost a
-    # write ≈1 ms more than reading it here.
+    # The largest term id rides along as the one row without a term: a statement of its own would cost
+    # every write one more statement.
     found = database.rows(
         f"SELECT term, term_id FROM terms WHERE {listed} UNION ALL SELECT NULL, coalesce(max(term_id), 0) FROM terms",
         parameters,

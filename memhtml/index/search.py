@@ -106,7 +106,7 @@ def fused_search(
           AND (needed.k = $term_count OR c.bm25 >= {LEXICAL_FLOOR_RATIO} * (SELECT max(bm25) FROM candidates))
     ),{similar}
     -- Materialized, as is `similarity`: each is read by several arms, and inlined they would join the
-    -- files rows again for each reader (≈10 ms of a 1k search, ≈5 ms at 10k).
+    -- files rows again for each reader (a noticeable share of a search).
     matches AS MATERIALIZED ({relevant}),
     -- Recency and salience reorder the lexical matches when there are any: memories that are only
     -- similar must not sit between a fact and its wrong twin and let a reorder arm pull them apart.
@@ -217,7 +217,7 @@ def hydrate(database: Database, paths: Sequence[str]) -> dict[str, dict[str, Any
         return {}
     # Three narrow statements, each table probed by the paths themselves (a short list of parameters
     # lets DuckDB use the path index and prune its scans). One statement joining the three cost more to
-    # plan than the three cost to run: 7.8 against 4.2 ms for ten hits at 1k, 9.1 against 7.2 at 10k.
+    # plan than the three cost to run.
     among_paths, parameters = membership("path", "paths", paths)
     among_successors, _ = membership("dst_path", "paths", paths)
     rows = database.rows(

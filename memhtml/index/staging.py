@@ -2,11 +2,12 @@
 that made them, and the staging files a slice's lines are written into for DuckDB to read.
 
 A rebuild projects every file of HEAD into emptied tables. Handing each projection to the parent as a
-Python object and turning its rows into DuckDB values there cost the parent ≈0.17 ms a file (1.7 s at
-10k): instead the projecting process encodes its chunk as two runs of JSON lines, one of `files` rows and
-one of each file's child rows as arrays, which travel back as bytes (one copy, no object per value) for
-`bulkload` to write into one staging file of each kind a slice and have DuckDB's own reader load, and
-hands back its postings as packed integers over the chunk's own vocabulary, which the parent numbers.
+Python object and turning its rows into DuckDB values there cost the parent a large share of the
+rebuild: instead the projecting process encodes its chunk as two runs of JSON lines, one of `files`
+rows and one of each file's child rows as arrays, which travel back as bytes (one copy, no object per
+value) for `bulkload` to write into one staging file of each kind a slice and have DuckDB's own reader
+load, and hands back its postings as packed integers over the chunk's own vocabulary, which the parent
+numbers.
 This module imports no DuckDB: the workers run it.
 """
 
@@ -76,8 +77,8 @@ _CHILD_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
 def children_record(projection: FileProjection) -> dict[str, Any]:
     """The JSON object of one projection's child rows, each column an array. A table with no rows for
     the file is left out: the loader reads a missing array as NULL, which unnests to no rows, as an
-    empty one does (most memories have no facets, citations or links: ≈1.7 µs a file less to build and
-    encode, and less for DuckDB to read)."""
+    empty one does (most memories have no facets, citations or links: less to build and encode for
+    every file, and less for DuckDB to read)."""
     record: dict[str, Any] = {"path": projection.path}
     if projection.tags:
         record[_CHILD_KEYS["file_tags"][0]] = projection.tags
@@ -104,7 +105,7 @@ def stage_items(items: Sequence[tuple[str, str, bytes | None]], now: str) -> Sta
     projected: list[StagedFile] = []
     skipped: list[SkippedFile] = []
     vocabulary: dict[str, int] = {}
-    # The triples flat, packed once at the end: one array extend per term cost ≈1k instructions.
+    # The triples flat, packed once at the end: one array extend per term cost far more.
     postings: list[int] = []
     longest_line = 0
     for result in project_items(items, now):

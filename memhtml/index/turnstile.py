@@ -3,7 +3,7 @@
 DuckDB locks a file for one read-write process or for any number of readers, and a waiting writer is
 not queued: with a few processes searching in a loop, their read-only opens overlap and a writer's
 retries can find the file held for all of its `LOCK_RETRY_SECONDS` (3 of 32 writes beside 4 searching
-loops waited ≈20.6 s and left their index update to the next command). So a process that opens for
+loops waited all of it and left their index update to the next command). So a process that opens for
 writing first takes an exclusive `flock` on a file beside the index (`index.duckdb.turnstile`, ignored
 by every store as `.memhtml/index.duckdb.*`) and holds it until its own open is done; a reader takes
 the same lock shared and lets go of it at once, before its own open. While a writer waits, no new

@@ -118,9 +118,9 @@ def pending_texts(database: Database, paths: Collection[str] | None = None) -> l
         return []
     named, parameters = membership("path", "paths", sorted(paths))
     # Found by path (the key's index); the vectors then filtered to those hashes, a filter DuckDB pushes
-    # into its scan of their hash column (≈1.5 ms at 100k, where joining the whole column cost ≈10 ms).
-    # Two plain statements cost an update after one commit ≈1.5 ms less at 1k, ≈4 ms at 100k, than one
-    # statement joining them.
+    # into its scan of their hash column (a fraction of what joining the whole column cost). Two plain
+    # statements cost an update after one commit less than one statement joining them, more so in a
+    # large store.
     texts: dict[str, str] = {}
     for content_hash, body_text in database.rows(
         f"SELECT content_hash, body_text FROM files WHERE word_count > 0 AND {named}", parameters
@@ -160,7 +160,7 @@ def embed_pending(
         pending = pending_in_space(database, embedder.space, paths)
     # The space is written once, with the first vectors (or at once when there are none to write), and
     # not at all when the index records it already: an update of a row that stays as it is still costs
-    # a statement (≈1 ms a write).
+    # a statement on every write.
     space_recorded = pending.space_recorded
     texts = pending.texts
     if not texts:

@@ -1,13 +1,13 @@
 """The shipped model's WordPiece tokenizer in pure Python, for the texts a command embeds.
 
-Importing `tokenizers` and loading `tokenizer.json` cost a CLI process ≈50–90 ms, more than the rest of a
-search at 10k memories. A query, or the one memory a write embeds, is short, so `StaticEmbedder.embed_one`
+Importing `tokenizers` and loading `tokenizer.json` cost a CLI process more than the rest of a search
+at 10k memories. A query, or the one memory a write embeds, is short, so `StaticEmbedder.embed_one`
 tokenizes it here whenever this module reproduces `tokenizers` on every character of it (`supports`):
 ASCII, and the scripts, punctuation and symbols of `SUPPORTED_RANGES` (Latin with its accents, Greek,
 Cyrillic, Armenian, Hebrew, Arabic, Devanagari, Thai, Georgian, the CJK ideographs, kana and Hangul, the
 general punctuation of typeset text such as `—`, `’` and `…`, and the common symbol blocks and emoji).
 A bulk batch is tokenized here too, text by text (`ids_of_many`), each word's pieces remembered: the
-memories of a 10k rebuild took ≈120–160 ms of one core, against ≈600 ms of CPU through `tokenizers`.
+memories of a rebuild take a fraction of the CPU they take through `tokenizers`.
 Every other text goes to `tokenizers`. On supported text the two agree id for id
 (tests compare them on every supported code point in several contexts, on the bench corpus, on edge
 cases and on generated text), because each stage of the shipped pipeline is then a rule of the Unicode
@@ -30,13 +30,14 @@ ranges hold only blocks whose marks, punctuation and controls were all assigned 
 made; an unassigned code point (category Cn here) is never supported, whatever range it falls in.
 
 The vocabulary comes from `vocab.txt` (the token of id i on line i + 1), written from `tokenizer.json`
-when the model is built, with `vocab.index` beside it: a hash table of its tokens (`TokenIndex`), read
-in ≈0.6 ms and used only while its header names the digest of the vocabulary `model.json` records and
-the digest of its own contents holds. Each lookup then costs ≈1 µs, so the one memory a write or an
-update embeds (≈150–250 lookups, most of them misses) is tokenized in ≈0.2–0.3 ms. Without the index,
-lookups search the file's text itself (≈90 µs each), and after searches that cost about as much as
-building the whole token table (≈9 ms, once: `_SEARCH_BUDGET_READS`) the table answers: that memory
-took 13–17 ms. Reading a vocabulary whose digest `model.json` records costs ≈2 ms.
+when the model is built, with `vocab.index` beside it: a hash table of its tokens (`TokenIndex`), quick
+to read and used only while its header names the digest of the vocabulary `model.json` records and
+the digest of its own contents holds. Each lookup is then a probe or two, so the one memory a write or
+an update embeds (≈150–250 lookups, most of them misses) costs next to nothing to tokenize. Without the
+index, lookups search the file's text itself, and after searches that cost about as much as building
+the whole token table (once: `_SEARCH_BUDGET_READS`) the table answers: that memory then took many
+times longer. Reading a vocabulary whose digest `model.json` records is a small fixed cost (figures in
+docs/performance.md).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ _CJK_IDEOGRAPHS: Final[tuple[tuple[int, int], ...]] = (
 _WHITE_SPACE: Final[frozenset[str]] = frozenset(
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B)))
 )
-# `string.punctuation`, written out: importing `string` compiles its Template pattern (≈0.4 ms).
+# `string.punctuation`, written out: importing `string` compiles its Template pattern.
 _ASCII_PUNCTUATION: Final[frozenset[str]] = frozenset("""!"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~""")
 # Characters looked up in the memo maps below before they start over (a long-lived server meets many).
 _MEMO_CHARACTERS: Final[int] = 20_000
@@ -159,7 +160,8 @@ def _in_supported_ranges(code: int) -> bool:
 @functools.cache
 def _supported_text() -> re.Pattern[str]:
     """The texts made of ASCII and `SUPPORTED_RANGES` only. Compiled at the first text outside ASCII:
-    the character class takes ≈2.7 ms to compile, which a command whose texts are ASCII never needs."""
+    the character class takes a noticeable time to compile, which a command whose texts are ASCII never
+    needs."""
     return re.compile(_SUPPORTED_TEXT_PATTERN)
 
 
@@ -185,9 +187,9 @@ def _unicode_words(text: str) -> list[str]:
 
 # Lookups are answered by searching the vocabulary's text until the searches have read it this many
 # times over; the next lookup builds the whole token table. Building it costs as much as ≈50-100 reads
-# (4 ms warm, ≈9 ms in a fresh process, 37M instructions; a missed token reads the text once, ≈90 µs,
-# and a found one up to twice, to find it and count the lines before it), so a query (2 to 19 lookups
-# in the bench) and a short memory (≈27 lookups for 125 characters: ≈5M instructions) never build it,
+# (a missed token reads the text once, and a found one up to twice, to find it and count the lines
+# before it), so a query (2 to 19 lookups in the bench) and a short memory (≈27 lookups for 125
+# characters) never build it,
 # and a long text or a batch builds it after at most about what it costs.
 _SEARCH_BUDGET_READS: Final[int] = 60
 
@@ -248,8 +250,9 @@ _INDEX_MAGIC: Final[bytes] = b"MHTOKIX1"
 class TokenIndex:
     """The ids of a vocabulary's tokens through its `vocab.index`: a token's CRC-32 picks a slot, the
     slots after it are probed in turn, and a slot's token is compared with the vocabulary's own bytes
-    before its id is answered. A lookup costs ≈1 µs, where searching the text cost ≈90 µs a token and
-    the whole table ≈9 ms in a fresh process: a memory of 200–300 characters took 13–17 ms to tokenize."""
+    before its id is answered. A lookup is a probe or two, where searching the text read the file for
+    each token and building the whole table was a cost of its own: a memory of a few hundred characters
+    took many times longer to tokenize that way."""
 
     def __init__(self, vocabulary: bytes, offsets: memoryview, slots: memoryview) -> None:
         self._vocabulary = vocabulary
@@ -403,12 +406,12 @@ class WordPieceVocabulary:
     def ids_of_many(self, texts: Sequence[str], max_tokens: int | None = None) -> list[list[int] | None]:
         """`ids` of each text, None for one this module does not `support`.
 
-        Many texts first read the whole token table (≈5 ms) and the set of every token's proper prefixes
-        (≈20 ms), once: a piece is then looked up in the table, ≈20× cheaper than through `vocab.index`,
+        Many texts first read the whole token table and the set of every token's proper prefixes, once:
+        a piece is then looked up in the table, an order of magnitude cheaper than through `vocab.index`,
         and a word whose rest is not one token is matched by walking forward only while what it has read
         begins some token (`_walked_pieces`). Trying every shorter length from the rest's end instead costs
-        a lookup per length: 2,000 texts of eight commit hashes each (40 characters the vocabulary knows in
-        short pieces) took 1.3 s that way and 0.35 s walking, table and prefixes included."""
+        a lookup per length: texts of commit hashes (40 characters the vocabulary knows in short pieces)
+        took several times longer that way than walking, table and prefixes included."""
         if self._prefixes is None:
             self._prefixes = frozenset(token[:end] for token in self._ids.table() for end in range(1, len(token)))
         found: list[list[int] | None] = []

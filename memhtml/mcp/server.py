@@ -75,7 +75,7 @@ def serve(root: Path) -> None:
     from memhtml.index.database import share_one_instance
 
     # Calls run one at a time, each opening the index: attaching it to one DuckDB instance kept for
-    # the session saves starting an instance (≈25 ms) on every call, and still lets go of the files
+    # the session saves starting an instance on every call, and still lets go of the files
     # between calls so a CLI can write.
     share_one_instance()
     anyio.run(_serve_stdio, build_server(root))

@@ -36,7 +36,7 @@ from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
 
 # From this many ops on, the index is closed while the batch writes its files, so concurrent readers
-# are not kept waiting for the whole batch; smaller batches keep it open (reopening costs ≈20 ms).
+# are not kept waiting for the whole batch; smaller batches keep it open (reopening has a cost of its own).
 RELEASE_INDEX_OPS: Final[int] = 200
 
 

@@ -104,9 +104,9 @@ def calm_blas_threads() -> None:
     """Have OpenBLAS's idle threads sleep at once instead of spinning, in this process and those it
     starts; a setting the user made wins. Call it before anything imports NumPy.
 
-    NumPy's OpenBLAS starts a thread per core as NumPy loads, and each spins for ≈0.1 s of CPU before it
-    sleeps: CPU a rebuild's projection workers need (a 1k rebuild took 660 ms with the spin, 592 ms
-    without). Matrix products lose nothing by it (a block of the near-duplicate check, 1,024 × 100k
-    vectors: 369–410 ms with the spin, 288–373 ms without).
+    NumPy's OpenBLAS starts a thread per core as NumPy loads, and each spins for a while before it
+    sleeps: CPU a rebuild's projection workers need (a rebuild is faster without the spin). Matrix
+    products lose nothing by it (a block of the near-duplicate check, 1,024 × 100k vectors, is no
+    slower without it).
     """
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # 2**4 cycles: the minimum OpenBLAS takes

@@ -148,7 +148,7 @@ def _rebuild_in(store: Store, *, embed: bool, progress: PhaseProgress | None) ->
 
     reader = GitCorpusReader(store.root)
     # git walks the working tree while the index opens and the commit is projected: at the end, where it
-    # was asked, it cost a 10k-memory rebuild ≈0.1 s with every other core idle.
+    # was asked, it cost a rebuild a stretch with every other core idle.
     reader.prefetch_dirty()
     now = now_instant()
     # The workers start on HEAD's memories before the index is opened and emptied (`rebuild_plan`).
@@ -207,9 +207,9 @@ def update_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
 
 
 def load_pass_code(*, embed: bool) -> None:
-    """Import the indexer and load the embedder a pass may use (≈50 ms), so that it happens while
-    DuckDB starts: an update after one commit took ≈25 ms less (303 against 278 ms at 10k, alternating
-    runs), a write ≈9 ms. A model that cannot load is left to the pass, which turns that into a warning."""
+    """Import the indexer and load the embedder a pass may use, so that it happens while DuckDB
+    starts: an update after one commit and a write both finish sooner. A model that cannot load is left
+    to the pass, which turns that into a warning."""
     import memhtml.index.indexer  # noqa: F401
     from memhtml.operations.embedding import configured_embedder
 

@@ -1,7 +1,7 @@
 """Opening a store's index ahead of the command that is about to use it.
 
 The entry point calls this as soon as it knows the command and its store, before importing the code that
-runs the command: DuckDB starts its instance (≈30–45 ms of native code, the GIL released) on a thread
+runs the command: DuckDB starts its instance (a stretch of native code, the GIL released) on a thread
 while the command imports, opens the store and loads its model. Before that, a command that projects
 the whole store forks its workers, while the process still has one thread. This module imports only
 the index's database module, so that importing it costs nothing the command would not pay anyway.

@@ -106,7 +106,7 @@ def plan_all(
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if len(requests) < PARALLEL_MINIMUM_OPS or workers < 2:
         return _plan_here(requests, moment, stored_hashes, progress)
-    # Imported here: the pool machinery costs ≈30 ms that a small batch would pay for nothing.
+    # Imported here: the pool machinery is a sizeable import that a small batch would pay for nothing.
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool

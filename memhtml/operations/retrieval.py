@@ -80,7 +80,7 @@ def _as_it_was(database: Database, store: Store, scope: Scope, *, vector_arm: bo
     if not isinstance(scope.as_of, AsOfCommit):
         yield
         return
-    # Imported here: the overlay's rows bring the HTML parser (≈40 ms), which only a look into a past that
+    # Imported here: the overlay's rows bring the HTML parser, which only a look into a past that
     # today's index does not hold needs; every other search would pay for it.
     from memhtml.index.asof import overlay, past_versions
 

@@ -97,7 +97,7 @@ def validate_candidates(candidates: CandidateStream, skipped: Sequence[Skipped],
 
 def _judge_on_every_core(candidates: CandidateStream, judgment: Judgment) -> None:
     """Judge every file, in order: in worker processes for a large store (the checks are pure Python,
-    ≈0.3 ms a file, so 100k files took 30 s on one core), a few slices read ahead of the judging, so a
+    and a large store's take a long time on one core), a few slices read ahead of the judging, so a
     store's files are never all in memory at once."""
     with projection_pool(candidates.total) as pool:
         for _, found in in_order(pool, _slices(candidates.files, CHUNK_FILES), judge_files):

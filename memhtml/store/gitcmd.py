@@ -258,7 +258,7 @@ def head_sha(root: Path) -> str | None:
     """The commit HEAD points at, or None on an unborn branch.
 
     Read from the ref files when `root` keeps them plainly, else asked of git: a command asks several
-    times (a write four times besides opening the store), and each `git` process costs ≈2 ms.
+    times (a write four times besides opening the store), and each asks a `git` process to start.
     """
     found = head_from_ref_files(root / ".git")
     if found is not None:

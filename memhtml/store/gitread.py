@@ -67,12 +67,11 @@ def status_records(root: Path, head: str | None = None, diffs: TreeDiffs | None 
     so what it costs in CPU is taken from the command on a machine of few cores, and what it costs in
     time matters only once it outlasts that work:
     - up to `ONE_WALKER_ENTRIES` tracked files, one `status` does it all with its stats on one thread
-      (`core.preloadIndex=false`): an update after one commit at 10k took ≈7–10 ms less than with two
-      processes and git's stat threads (medians of 40 alternating runs), while the walk (≈40 ms) still
-      ended well before it was needed;
+      (`core.preloadIndex=false`): an update after one commit took less time than with two processes
+      and git's stat threads, while the walk still ended well before it was needed;
     - past it, the tracked files and the untracked ones are asked of two git processes at once, git
       stats with its threads: one `status` does the two walks one after the other, each about half of
-      its cost (≈130 ms each at 100k files), and would become the update's last step. The untracked
+      its cost, and would become the update's last step. The untracked
       walk asks only about the directories that changed since the last one (`UntrackedWalk`).
 
     `head`: the HEAD the status is taken against, read before it began (read here when not given).
@@ -154,9 +153,9 @@ class TreeDiffs:
 
     After an update, the untracked walk's last HEAD and the index's watermark are the same commit, so
     the walk (which paths did commits remove since?) and the indexer (what changed since?) ask for the
-    same diff. At 100k files each run reads the large directories' trees whole (≈25 ms of CPU) beside
-    the `git status` the update waits for: one run instead of two took an update after one commit at
-    100k 425 against 450 ms (24 alternating). Whichever asks second waits for the first one's answer.
+    same diff. In a large store each run reads the large directories' trees whole beside the
+    `git status` the update waits for, so one run instead of two shortens an update after one commit.
+    Whichever asks second waits for the first one's answer.
     """
 
     def __init__(self, root: Path) -> None:
@@ -448,7 +447,8 @@ _OPEN_CAT_FILES: dict[Path, subprocess.Popen[bytes]] = {}
 class GitBlobSource:
     """The `BlobSource` port over one store's repository: blobs read through a `git cat-file --batch` the
     reading process keeps open, so a worker projecting a rebuild's chunks reads its own blobs (handing
-    every blob from the parent to the workers through pipes cost the parent ≈0.4 s at 10k memories)."""
+    every blob from the parent to the workers through pipes cost the parent a noticeable share of a
+    rebuild)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root

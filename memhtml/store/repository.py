@@ -78,8 +78,8 @@ def _git_locations_and_head(root: Path, *, with_head: bool = True) -> tuple[Path
 def _plain_repository(root: Path) -> tuple[Path, Path, str] | None:
     """(root, its `.git`, HEAD's commit) when `root` keeps its repository where git looks first and in the
     plainest way, so that `git rev-parse --show-toplevel --git-dir HEAD` would answer the same; None for
-    anything else, which git answers (every command opens a store, and that `git` process cost ≈2–4 ms
-    of each). Plain means: `.git` is a directory this user owns (whether another user's is safe is
+    anything else, which git answers (every command opens a store, and would pay for that `git` process
+    each time). Plain means: `.git` is a directory this user owns (whether another user's is safe is
     git's to judge) holding `objects`, `refs` and a config that neither relocates the working tree nor
     includes other files, and HEAD names its commit through the ref files (`head_from_ref_files`)."""
     git_dir = root / ".git"

@@ -2,10 +2,10 @@
 
 A commit of a few files needs a new tree for each directory above them and nothing else. Reading all
 of HEAD into a private index, updating it and writing every tree back (`read-tree`, `update-index`,
-`write-tree`) costs time in proportion to the whole store: ≈270 ms per write at 100k files, most of a
-write's cost there. Here the directories along the changed paths are read in one `cat-file --batch`,
-edited in memory and written back deepest first with one `hash-object` each, so a write costs what its
-directories hold, however large the store.
+`write-tree`) costs time in proportion to the whole store: in a large store, most of a write's cost.
+Here the directories along the changed paths are read in one `cat-file --batch`, edited in memory and
+written back deepest first with one `hash-object` each, so a write costs what its directories hold,
+however large the store.
 
 Anything unusual (a file where a directory must be, a directory where a file is written, many
 directories at once) answers None, and the caller builds the tree the whole-index way instead. A
@@ -152,7 +152,7 @@ def _tree_entries(raw: bytes, id_bytes: int) -> Entries:
 def _make_tree(root: Path, entries: Entries) -> str:
     """Store the tree object of `entries` and return its id. The object is serialized here and handed
     to `hash-object`, which refuses one that does not parse as a tree; `mktree` parsed and sorted a
-    text listing, ≈10 ms for a 3,000-file directory against ≈3 ms."""
+    text listing, several times slower for a large directory."""
     # Git orders a tree's entries by name bytes, a directory's name as if it ended in "/".
     ordered = sorted(entries.items(), key=lambda entry: entry[0] + b"/" if entry[1][0] == TREE_MODE else entry[0])
     body = b"".join(mode + b" " + name + b"\0" + bytes.fromhex(sha.decode("ascii")) for name, (mode, sha) in ordered)

@@ -1,7 +1,7 @@
 """The untracked files of a large store's buckets, asking git again only about what may have changed.
 
-`git ls-files --others` reads every directory of the buckets: ≈120 ms of CPU at 100k files, beside a
-`git status` that needs the same two cores, so about a fifth of an `index update` there. A directory
+`git ls-files --others` reads every directory of the buckets, beside a `git status` that needs the same
+cores, so in a large store it is a sizeable share of an `index update`. A directory
 gains or loses a name only by changing its own modification time, so a memo beside the index
 (`.memhtml/index.duckdb.untracked`, ignored by every store as `.memhtml/index.duckdb.*`) keeps each
 directory's stat as it was before the last walk, and what that walk found; the next walk asks git
@@ -328,8 +328,8 @@ def _answered_by_listing(
     keeps its tally: it is untracked then, asked about as a removed path and kept in the memo, which sends
     its directory to git's walk, or ignored, which the walk never lists.
 
-    At 100k files, after a commit into a directory of 30k: git's walk read the 12.5 MB index and the
-    directory (≈45 ms of CPU beside the update's `git status`); a tally lists the directory only."""
+    At 100k files, after a commit into a directory of 30k: git's walk read the whole git index and the
+    directory (CPU taken from beside the update's `git status`); a tally lists the directory only."""
     moved_into: dict[str, list[int]] = {}
     for paths, sign in ((added, 1), (deleted, -1)):
         for path in paths:
@@ -461,7 +461,7 @@ def _parent(path: str) -> str:
 
 def _discover_from_head(root: Path, buckets: Sequence[str], head: str | None, plan: _Plan) -> None:
     """Stat every directory of the buckets: those HEAD holds are listed by git (reading every directory
-    instead cost ≈350 ms at 100k files); a directory whose link count says it has others is read."""
+    instead costs a large store dearly); a directory whose link count says it has others is read."""
     candidates = set(buckets)
     if head is not None:
         with contextlib.suppress(GitFailure):

@@ -3,8 +3,8 @@ commit` starts it after its own.
 
 Our commits are made with `commit-tree` and published with `update-ref` (`store.commit`), never with
 `git commit`, so for a store written only through memhtml git's automatic maintenance never ran: each
-single write leaves five loose object files (its blob, three trees and its commit, ≈20 KB on disk),
-and nothing ever packed them (100k writes: 500k files, ≈2 GB).
+single write leaves five loose object files (its blob, three trees and its commit), and nothing ever
+packed them (100k writes: 500k files, gigabytes on disk).
 
 Once a command's commit has landed and the store's write lock is released (`transaction.exclusive`),
 `start_maintenance_if_due` makes git's own estimate against git's default thresholds: the loose
