@@ -26,7 +26,9 @@ from memhtml.evaluation.discrimination import (
     build_fixture,
     score_probe,
 )
+from memhtml.index.access import seed_access_rows
 from memhtml.index.database import open_database
+from memhtml.index.vectors import recorded_space
 from memhtml.operations.apply import ApplyOptions, apply
 from memhtml.operations.config import isolated_git
 from memhtml.operations.embedding import embedding_override
@@ -100,26 +102,20 @@ def _seed_access(root: Path, seeds: tuple[AccessSeed, ...], paths: dict[str, str
     if not seeds:
         return
     with open_database(root) as database, database.transaction():
-        database.run(
-            """
-            INSERT INTO state.access (path, access_count, reinforcement_count, outcome_score, last_accessed_at,
-                                      updated_at)
-            SELECT unnest($paths), unnest($counts), unnest($reinforced), unnest($outcomes), unnest($at), unnest($at)
-            """,
-            {
-                "paths": [paths[seed.key] for seed in seeds],
-                "counts": [seed.access_count for seed in seeds],
-                "reinforced": [seed.reinforce_count for seed in seeds],
-                "outcomes": [seed.outcome_score for seed in seeds],
-                "at": [seed.last_accessed_at for seed in seeds],
-            },
+        seed_access_rows(
+            database,
+            paths=[paths[seed.key] for seed in seeds],
+            counts=[seed.access_count for seed in seeds],
+            reinforced=[seed.reinforce_count for seed in seeds],
+            outcomes=[seed.outcome_score for seed in seeds],
+            accessed_at=[seed.last_accessed_at for seed in seeds],
         )
 
 
 def _run_probes(root: Path, fixture: Fixture, keys: dict[str, str]) -> tuple[list[ProbeResult], str | None]:
     results: list[ProbeResult] = []
     with open_database(root, read_only=True) as database:
-        space = database.value("SELECT embed_model FROM index_state")
+        space = recorded_space(database)
     for probe in fixture.probes:
         answer = search(root, RetrievalRequest(probe.query, limit=PROBE_LIMIT))
         ranked = [keys.get(hit["path"], hit["path"]) for hit in answer["hits"]]

@@ -37,6 +37,7 @@ from memhtml.evaluation.locomo import (
 )
 from memhtml.evaluation.retrieval_metrics import MetricRow, QuestionScore, metric_table, score_question
 from memhtml.index.database import open_database
+from memhtml.index.vectors import recorded_space
 from memhtml.operations.apply import ApplyOptions, apply
 from memhtml.operations.config import isolated_git
 from memhtml.operations.embedding import embedding_override
@@ -136,7 +137,7 @@ def eval_locomo(
             turns_of_path = _ingest(root, conversation, form, tally)
             if space is None:
                 with open_database(root, read_only=True) as database:
-                    space = database.value("SELECT embed_model FROM index_state")
+                    space = recorded_space(database)
             _ask(
                 root,
                 conversation,

@@ -31,6 +31,7 @@ from memhtml.evaluation.supersession import (
     score_probe,
 )
 from memhtml.index.database import open_database
+from memhtml.index.vectors import recorded_space
 from memhtml.operations.apply import ApplyOptions, apply
 from memhtml.operations.config import isolated_git
 from memhtml.operations.embedding import embedding_override
@@ -64,7 +65,7 @@ def eval_supersession(
         init(root)
         keys = _write(root, benchmark)
         with open_database(root, read_only=True) as database:
-            space = database.value("SELECT embed_model FROM index_state")
+            space = recorded_space(database)
         outcomes = [_run(root, probe, keys, benchmark.facts) for probe in benchmark.probes]
     return {
         "mode": mode,

@@ -70,11 +70,17 @@ def indexed_chunks(database: Database) -> int:
     return single + sum(len(chunk_text(str(row[0]))) for row in others)
 
 
+def recorded_space(database: Database) -> str | None:
+    """The vector space the index's vectors were embedded in (None before any was)."""
+    value = database.value("SELECT embed_model FROM index_state")
+    return None if value is None else str(value)
+
+
 def check_space(database: Database, space: str, state: VectorState | None = None) -> bool:
     """Refuse a configured space that differs from the one the index's vectors are in (read from
     `state` when the caller has just read it, else from the index); returns whether the index already
     records `space` (False: it records none yet)."""
-    recorded = state.space if state is not None else database.value("SELECT embed_model FROM index_state")
+    recorded = state.space if state is not None else recorded_space(database)
     if recorded is None or recorded == space:
         return recorded is not None
     holds_vectors = state.embeddings > 0 if state is not None else _has_vectors(database)
@@ -150,7 +156,7 @@ def embed_pending(
     embedder.space, paths)` answered just before, when the caller already asked.
     """
     if replace_space:
-        recorded = database.value("SELECT embed_model FROM index_state")
+        recorded = recorded_space(database)
         if recorded is not None and recorded != embedder.space:
             with database.transaction():
                 database.run("DELETE FROM chunk_vectors")

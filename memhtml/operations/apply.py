@@ -19,6 +19,7 @@ from memhtml.contracts.instants import format_instant
 from memhtml.domain.conflicts import ClaimFacts
 from memhtml.domain.frames import frame_key
 from memhtml.index.database import Database
+from memhtml.index.file_lookups import active_paths_by_frame_key
 from memhtml.operations.batchinput import Cleaning, DecodedOp, Provenance, decode_ops
 from memhtml.operations.conflicts import StoredClaim, batch_findings, op_claim, stored_candidates
 from memhtml.operations.indexing import (
@@ -172,13 +173,7 @@ def _last_wins(
             slots.setdefault(key, []).append(position)
     stored: dict[str, list[str]] = {}
     if slots and database is not None:
-        rows = database.rows(
-            "SELECT frame_key, path FROM files WHERE NOT archived AND memory_type <> 'task'"
-            " AND frame_key IN (SELECT unnest($keys)) ORDER BY path",
-            {"keys": sorted(slots)},
-        )
-        for key, path in rows:
-            stored.setdefault(str(key), []).append(str(path))
+        stored = active_paths_by_frame_key(database, slots)
     result = list(planned)
     for key, positions in slots.items():
         winner = positions[-1]

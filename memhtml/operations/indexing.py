@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhtml.contracts.errors import DamagedIndex, MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -31,12 +31,6 @@ if TYPE_CHECKING:
 
 # What a long command reports as it goes: (phase, done, of), e.g. ("indexing", 4000, 100000).
 PhaseProgress = Callable[[str, int, int], None]
-
-# `hasState`: the state plane (access counters, session links) is attached to this connection, whether
-# or not anything was read yet; a store without any access row still has it.
-STATE_ATTACHED: Final[str] = (
-    "EXISTS (SELECT 1 FROM duckdb_tables() WHERE database_name = 'state' AND table_name = 'access') AS has_state"
-)
 
 
 def now_instant() -> str:
@@ -235,6 +229,7 @@ def _with_warnings(report: PassReport, counts: Mapping[str, int] | None = None) 
 
 def index_status(root: Path) -> dict[str, Any]:
     """`index status`: watermark, freshness and row counts."""
+    from memhtml.index.counts import index_totals
     from memhtml.index.vectors import vector_state
     from memhtml.operations.config import load_config
     from memhtml.operations.embedding import configured_space
@@ -244,16 +239,7 @@ def index_status(root: Path) -> dict[str, Any]:
     reader = GitCorpusReader(store.root)
     with fresh_index(store) as database:
         head, dirty_paths = watermark(database)[:2]
-        counts = database.rows(
-            f"""
-            SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM files WHERE NOT archived),
-                   (SELECT count(*) FROM edges), (SELECT count(DISTINCT tag) FROM file_tags),
-                   (SELECT count(DISTINCT entity_type || ':' || entity_name) FROM file_entities),
-                   (SELECT count(*) FROM terms), (SELECT count(*) FROM postings),
-                   (SELECT rebuilt_at FROM index_state), (SELECT updated_at FROM index_state),
-                   {STATE_ATTACHED}
-            """
-        )[0]
+        counts = index_totals(database)
         vectors = vector_state(database)
     configured = configured_space()
     return {
@@ -264,16 +250,16 @@ def index_status(root: Path) -> dict[str, Any]:
         "embedDim": vectors.dims,
         "embedModelMatches": vectors.space is None or vectors.space == configured,
         "configuredEmbedModel": configured,
-        "rebuiltAt": counts[7],
-        "updatedAt": counts[8],
-        "files": counts[0],
-        "activeFiles": counts[1],
-        "edges": counts[2],
+        "rebuiltAt": counts.rebuilt_at,
+        "updatedAt": counts.updated_at,
+        "files": counts.files,
+        "activeFiles": counts.active_files,
+        "edges": counts.edges,
         "derivedEdges": 0,
-        "tags": counts[3],
-        "entities": counts[4],
-        "terms": counts[5],
-        "postings": counts[6],
+        "tags": counts.tags,
+        "entities": counts.entities,
+        "terms": counts.terms,
+        "postings": counts.postings,
         "dirtyPaths": dirty_paths,
         "chunks": vectors.chunks,
         "embeddings": vectors.embeddings,
@@ -281,7 +267,7 @@ def index_status(root: Path) -> dict[str, Any]:
         "vectorCoverageFloor": floor,
         "vectorCoverageLow": configured is not None and vectors.coverage < floor,
         "traces": 0,
-        "hasState": counts[9],
+        "hasState": counts.has_state,
     }
 
 

@@ -14,7 +14,8 @@ from typing import Any, Final, NamedTuple
 
 from memhtml.contracts.errors import EmbedSpaceMismatch, ModelUnavailable
 from memhtml.domain.divergence import diverges
-from memhtml.index.database import Database, membership
+from memhtml.index.database import Database
+from memhtml.index.file_lookups import content_hashes
 from memhtml.index.similarity import Neighbour, earlier_neighbours, stored_neighbours
 from memhtml.index.vectors import check_space, vector_state
 from memhtml.operations.config import load_config
@@ -97,9 +98,4 @@ def _finding(neighbour: Neighbour, *, path: str | None = None, batch_index: int 
 
 
 def _hashes_of(database: Database, groups: Sequence[Sequence[Neighbour]]) -> dict[str, str]:
-    paths = sorted({neighbour.path for group in groups for neighbour in group if neighbour.path})
-    if not paths:
-        return {}
-    wanted, parameters = membership("path", "paths", paths)
-    rows = database.rows(f"SELECT path, content_hash FROM files WHERE {wanted}", parameters)
-    return {str(row[0]): str(row[1]) for row in rows}
+    return content_hashes(database, {neighbour.path for group in groups for neighbour in group if neighbour.path})

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from memhtml.contracts.errors import InvalidMemory
 from memhtml.contracts.paths import is_memory_path
+from memhtml.index.access import access_rows, merge_access_row
 from memhtml.index.database import open_database
 from memhtml.operations.indexing import fresh_index
 from memhtml.store.commit import commit_message, commit_subject
@@ -16,23 +17,14 @@ from memhtml.store.repository import open_store
 from memhtml.store.sidecar import commit_generated_file
 
 SIDECAR_PATH: Final[str] = ".memhtml/state/access.jsonl"
-_FIELDS: Final[tuple[str, ...]] = (
-    "path",
-    "access_count",
-    "reinforcement_count",
-    "outcome_score",
-    "last_accessed_at",
-    "last_reinforced_at",
-    "updated_at",
-)
 
 
 def export_state(root: Path) -> dict[str, Any]:
     """Write every access row, sorted by path, one JSON object a line (byte-stable), and commit it."""
     store = open_store(root)
     with fresh_index(store) as database:
-        rows = database.rows(f"SELECT {', '.join(_FIELDS)} FROM state.access ORDER BY path")
-    lines = [json.dumps(dict(zip(_FIELDS, row, strict=True)), ensure_ascii=False, sort_keys=False) for row in rows]
+        rows = access_rows(database)
+    lines = [json.dumps(row, ensure_ascii=False, sort_keys=False) for row in rows]
     text = "".join(line + "\n" for line in lines)
     message = commit_message(commit_subject("state", f"export {len(rows)} access rows to the committed sidecar"))
     sha = commit_generated_file(store, SIDECAR_PATH, text, message)
@@ -54,21 +46,7 @@ def import_state(root: Path) -> dict[str, Any]:
     records, skipped = _read_sidecar(sidecar)
     with open_database(store.root) as database, database.transaction():
         for record in records:
-            database.run(
-                """
-                INSERT INTO state.access AS a VALUES ($path, $access, $reinforced, $outcome, $accessed,
-                                                      $reinforced_at, $updated)
-                ON CONFLICT (path) DO UPDATE SET
-                    access_count = greatest(a.access_count, excluded.access_count),
-                    reinforcement_count = greatest(a.reinforcement_count, excluded.reinforcement_count),
-                    outcome_score = CASE WHEN coalesce(excluded.updated_at, '') > a.updated_at
-                                         THEN excluded.outcome_score ELSE a.outcome_score END,
-                    last_accessed_at = greatest(a.last_accessed_at, excluded.last_accessed_at),
-                    last_reinforced_at = greatest(a.last_reinforced_at, excluded.last_reinforced_at),
-                    updated_at = greatest(a.updated_at, excluded.updated_at)
-                """,
-                record,
-            )
+            merge_access_row(database, record)
     return {
         "path": SIDECAR_PATH,
         "rows": len(records) + skipped,
@@ -120,12 +98,12 @@ def _read_sidecar(sidecar: Path) -> tuple[list[dict[str, Any]], int]:
             records.append(
                 {
                     "path": path,
-                    "access": max(int(record.get("access_count") or 0), 0),
-                    "reinforced": max(int(record.get("reinforcement_count") or 0), 0),
-                    "outcome": max(-1.0, min(1.0, float(record.get("outcome_score") or 0))),
-                    "accessed": record.get("last_accessed_at"),
-                    "reinforced_at": record.get("last_reinforced_at"),
-                    "updated": record.get("updated_at") or "",
+                    "access_count": max(int(record.get("access_count") or 0), 0),
+                    "reinforcement_count": max(int(record.get("reinforcement_count") or 0), 0),
+                    "outcome_score": max(-1.0, min(1.0, float(record.get("outcome_score") or 0))),
+                    "last_accessed_at": record.get("last_accessed_at"),
+                    "last_reinforced_at": record.get("last_reinforced_at"),
+                    "updated_at": record.get("updated_at") or "",
                 }
             )
         except (TypeError, ValueError, OverflowError):

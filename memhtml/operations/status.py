@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memhtml.index.counts import store_totals
 from memhtml.index.vectors import vector_state
 from memhtml.operations.config import load_config
 from memhtml.operations.embedding import configured_space
-from memhtml.operations.indexing import STATE_ATTACHED, fresh_index
+from memhtml.operations.indexing import fresh_index
 from memhtml.store.gitcmd import head_sha
 from memhtml.store.repository import open_store
 from memhtml.store.scan import dirty_paths
@@ -19,17 +20,7 @@ def status(root: Path) -> dict[str, Any]:
     store = open_store(root)
     head = head_sha(store.root)
     with fresh_index(store) as database:
-        counts = dict(
-            database.rows(
-                "SELECT memory_type, count(*) FROM files WHERE NOT archived GROUP BY memory_type ORDER BY memory_type"
-            )
-        )
-        archived, edges, indexed_head, has_state = database.rows(
-            f"""
-            SELECT (SELECT count(*) FROM files WHERE archived), (SELECT count(*) FROM edges),
-                   (SELECT head_sha FROM index_state), {STATE_ATTACHED}
-            """
-        )[0]
+        totals = store_totals(database)
         vectors = vector_state(database)
     dirty = dirty_paths(store)
     configured = configured_space()
@@ -38,20 +29,20 @@ def status(root: Path) -> dict[str, Any]:
         "headSha": head,
         "dirty": bool(dirty),
         "dirtyPaths": dirty,
-        "countsByType": counts,
-        "archivedCount": archived,
-        "edges": edges,
+        "countsByType": totals.active_by_type,
+        "archivedCount": totals.archived,
+        "edges": totals.edges,
         "derivedEdges": 0,
         "chunks": vectors.chunks,
         "embeddings": vectors.embeddings,
         "traces": 0,
-        "indexFresh": indexed_head == head,
-        "indexHeadSha": indexed_head,
+        "indexFresh": totals.indexed_head == head,
+        "indexHeadSha": totals.indexed_head,
         "embedModel": vectors.space or configured,
         # Whether search can embed a query: a configured embedder whose space the index's vectors share.
         "embedderUp": configured is not None and vectors.space in (None, configured),
         "vectorCoverage": vectors.coverage,
         "vectorCoverageFloor": floor,
-        "hasState": has_state,
+        "hasState": totals.has_state,
         "lastSleep": None,
     }
