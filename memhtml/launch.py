@@ -39,13 +39,14 @@ def main() -> None:
             for number, handler in previous.items():
                 signal.signal(number, handler)
         if arrived:
-            _answer_interrupted()
+            answer_interrupted()
         run_command()
     except KeyboardInterrupt:
-        _answer_interrupted()
+        answer_interrupted()
 
 
-def _answer_interrupted() -> None:
+def answer_interrupted() -> None:
+    """Print the interrupted envelope (or, on a terminal, its message) and exit with status 1."""
     import json
     import sys
 
