@@ -1,9 +1,5 @@
 """Every SQL statement of the package lives in `memhtml/index/`, the one place that knows a table or a
 column. A string literal that reads as SQL anywhere else fails this test.
-
-The modules below still hold statements from before that rule; each count may only go down, and a
-module leaves the list when its last statement moves into `index/`. A new statement outside `index/`
-(in a listed module or any other) fails at once.
 """
 
 from __future__ import annotations
@@ -22,14 +18,6 @@ STATEMENT = re.compile(
     r"CREATE\s+(TABLE|INDEX|VIEW|TEMP|OR)\s|ALTER\s+TABLE\s|DROP\s+(TABLE|INDEX|VIEW)\s)",
     re.DOTALL,
 )
-
-# module (relative to memhtml/) -> statements it still holds; only ever lowered.
-PENDING: dict[str, int] = {
-    "operations/browse.py": 11,
-    "operations/conflicts.py": 2,
-    "operations/indexing.py": 6,
-    "operations/lifecycle.py": 1,
-}
 
 
 def _literal_texts(tree: ast.AST) -> list[str]:
@@ -58,14 +46,8 @@ def statements_outside_index() -> Counter[str]:
     return +found
 
 
-def test_sql_outside_index_is_only_what_is_still_to_move() -> None:
-    found = statements_outside_index()
-    grown = {module: count for module, count in found.items() if count > PENDING.get(module, 0)}
-    assert grown == {}, "SQL belongs in memhtml/index/: give the statement a function there"
-    shrunk = {
-        module: (PENDING[module], found.get(module, 0)) for module in PENDING if found.get(module, 0) < PENDING[module]
-    }
-    assert shrunk == {}, "statements moved into index/: lower their counts in PENDING (remove a module at 0)"
+def test_no_sql_outside_index() -> None:
+    assert statements_outside_index() == {}, "SQL belongs in memhtml/index/: give the statement a function there"
 
 
 def test_the_pattern_finds_what_the_code_writes() -> None:

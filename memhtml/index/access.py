@@ -1,5 +1,6 @@
-"""The access counters of the state plane (`state.access`), as whole rows: read every one for the
-committed sidecar, merge rows back from it, and seed rows for a benchmark's fixture.
+"""The access counters of the state plane (`state.access`): a read counted, a reinforcement (with its
+cooldown and its moving average of outcomes), and whole rows read for the committed sidecar, merged back
+from it, and seeded for a benchmark's fixture.
 
 The counters are the one thing git cannot rebuild, so their columns are named once, here
 (`ACCESS_FIELDS`, in the table's order): the sidecar's keys are these names, and a merge keeps, for each
@@ -13,6 +14,11 @@ from typing import Any, Final
 
 from memhtml.index.database import Database
 
+# A path reinforced again within this many seconds is cooled down: counted once, not bumped twice.
+REINFORCE_COOLDOWN_SECONDS: Final[int] = 900
+# The weight of the newest signal in the outcome score's exponentially weighted moving average.
+OUTCOME_EWMA_ALPHA: Final[float] = 0.3
+
 ACCESS_FIELDS: Final[tuple[str, ...]] = (
     "path",
     "access_count",
@@ -22,6 +28,45 @@ ACCESS_FIELDS: Final[tuple[str, ...]] = (
     "last_reinforced_at",
     "updated_at",
 )
+
+
+def count_read(database: Database, path: str, now: str) -> None:
+    """One more read of `path`, at `now`."""
+    database.run(
+        """
+        INSERT INTO state.access AS a (path, access_count, last_accessed_at, updated_at)
+        VALUES ($path, 1, $now, $now)
+        ON CONFLICT (path) DO UPDATE SET access_count = a.access_count + 1,
+                                         last_accessed_at = $now, updated_at = $now
+        """,
+        {"path": path, "now": now},
+    )
+
+
+def reinforce_paths(database: Database, paths: Sequence[str], signal: int, now: str) -> set[str]:
+    """Reinforce each of `paths` with `signal` (1, -1 or 0) at `now`, unless it was reinforced within the
+    cooldown; the paths bumped. A neutral signal counts an access but no reinforcement."""
+    with database.transaction():
+        bumped = database.rows(
+            f"""
+            INSERT INTO state.access AS a (path, access_count, reinforcement_count, outcome_score,
+                                           last_accessed_at, last_reinforced_at, updated_at)
+            SELECT p, 1, $counts, greatest(-1, least(1, $signal * {OUTCOME_EWMA_ALPHA})), $now, $now, $now
+            FROM (SELECT unnest($paths) AS p)
+            ON CONFLICT (path) DO UPDATE SET
+                access_count = a.access_count + 1,
+                reinforcement_count = a.reinforcement_count + $counts,
+                outcome_score = greatest(-1, least(1, a.outcome_score * {1 - OUTCOME_EWMA_ALPHA}
+                                                     + $signal * {OUTCOME_EWMA_ALPHA})),
+                last_accessed_at = $now, last_reinforced_at = $now, updated_at = $now
+            WHERE a.last_reinforced_at IS NULL
+               OR epoch(try_cast($now AS TIMESTAMPTZ)) - epoch(try_cast(a.last_reinforced_at AS TIMESTAMPTZ))
+                  >= {REINFORCE_COOLDOWN_SECONDS}
+            RETURNING path
+            """,
+            {"paths": list(paths), "signal": signal, "counts": 1 if signal else 0, "now": now},
+        )
+    return {str(row[0]) for row in bumped}
 
 
 def access_rows(database: Database) -> list[dict[str, Any]]:

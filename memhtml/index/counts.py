@@ -66,3 +66,8 @@ def index_totals(database: Database) -> IndexTotals:
     )[0]
     files, active, edges, tags, entities, terms, postings = (int(value) for value in row[:7])
     return IndexTotals(files, active, edges, tags, entities, terms, postings, row[7], row[8], bool(row[9]))
+
+
+def edge_count(database: Database) -> int:
+    """The links the index holds."""
+    return int(database.value("SELECT count(*) FROM edges"))

@@ -44,6 +44,8 @@ class Scope(NamedTuple):
     include_archived: bool = False
     as_of: AsOfValidity | AsOfCommit | None = None
     only_archived: bool = False
+    # No type named: every type (tasks too) rather than every type but tasks.
+    any_type: bool = False
 
     @property
     def narrowing(self) -> bool:
@@ -75,7 +77,7 @@ def scope_filter(scope: Scope, alias: str = "f") -> tuple[str, dict[str, Any]]:
     if scope.memory_types:
         clauses.append(f"{alias}.memory_type IN (SELECT unnest($scope_types))")
         parameters["scope_types"] = list(scope.memory_types)
-    else:
+    elif not scope.any_type:
         clauses.append(f"{alias}.memory_type <> 'task'")
     if scope.only_archived:
         clauses.append(f"{alias}.archived")

@@ -18,13 +18,14 @@ from memhtml.contracts.errors import BatchAborted, MemhtmlError, envelope_code
 from memhtml.contracts.instants import format_instant
 from memhtml.domain.conflicts import ClaimFacts
 from memhtml.domain.frames import frame_key
+from memhtml.index.claims import StoredClaim
 from memhtml.index.database import Database
 from memhtml.index.file_lookups import active_paths_by_frame_key
+from memhtml.index.session_links import SessionLink
 from memhtml.operations.batchinput import Cleaning, DecodedOp, Provenance, decode_ops
-from memhtml.operations.conflicts import StoredClaim, batch_findings, op_claim, stored_candidates
+from memhtml.operations.conflicts import batch_findings, op_claim, stored_candidates
 from memhtml.operations.indexing import (
     PhaseProgress,
-    SessionLink,
     indexed_active_hashes,
     progress_phase,
     writable_index,

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from memhtml.contracts.paths import slugify
 from memhtml.domain.conflicts import ClaimFacts, ConflictFinding, are_candidates, classify_pair
 from memhtml.domain.frames import frame_key
 from memhtml.html.document import parse_memory
+from memhtml.index.claims import StoredClaim, all_active_claims, claims_sharing
 from memhtml.index.database import Database
 from memhtml.operations.indexing import fresh_index
 from memhtml.store.repository import open_store
@@ -28,11 +29,6 @@ if TYPE_CHECKING:
 # every member would be quadratic, so the audit compares such a group only within its frame keys
 # and reports how many groups it narrowed.
 HUB_GROUP_LIMIT: Final[int] = 200
-
-
-class StoredClaim(NamedTuple):
-    path: str
-    facts: ClaimFacts
 
 
 def finding_entry(finding: ConflictFinding, claim: str, *, path: str | None, batch_index: int | None) -> dict[str, Any]:
@@ -57,31 +53,9 @@ def op_claim(request: WriteRequest, placed: PlacedMemory) -> ClaimFacts | None:
 
 def stored_candidates(database: Database, ops: Sequence[ClaimFacts]) -> list[StoredClaim]:
     """Active non-task memories sharing an entity or a frame key with any op: one query per batch."""
-    frames = sorted({key for facts in ops if (key := frame_key(facts.claim)) is not None})
-    entities = sorted({entity.strip().lower() for facts in ops for entity in facts.entities if entity.strip()})
-    if not frames and not entities:
-        return []
-    rows = database.rows(
-        """
-        SELECT f.path, f.gist, f.memory_type, f.workspace, f.author,
-               (SELECT list(e.entity_type || ':' || e.entity_name) FROM file_entities e WHERE e.path = f.path),
-               (SELECT first(c.text) FROM file_citations c WHERE c.path = f.path)
-        FROM files f
-        WHERE NOT f.archived AND f.memory_type <> 'task'
-          AND (f.frame_key IN (SELECT unnest($frames))
-               OR f.path IN (SELECT e.path FROM file_entities e
-                             WHERE lower(e.entity_type || ':' || e.entity_name) IN (SELECT unnest($entities))))
-        ORDER BY f.path
-        """,
-        {"frames": frames or [""], "entities": entities or [""]},
-    )
-    return [
-        StoredClaim(
-            row[0],
-            ClaimFacts(row[1], row[2], row[3], tuple(row[5] or ()), row[6] or row[4]),
-        )
-        for row in rows
-    ]
+    frames = {key for facts in ops if (key := frame_key(facts.claim)) is not None}
+    entities = {entity.strip().lower() for facts in ops for entity in facts.entities if entity.strip()}
+    return claims_sharing(database, frames, entities)
 
 
 def batch_findings(
@@ -116,7 +90,7 @@ def audit(root: Path) -> dict[str, Any]:
     memories and pairs were examined, so "0 reported" is never mistaken for "not checked"."""
     store = open_store(root)
     with fresh_index(store) as database:
-        memories = stored_candidates_all(database)
+        memories = all_active_claims(database)
     groups: dict[str, list[int]] = defaultdict(list)
     for position, memory in enumerate(memories):
         key = frame_key(memory.facts.claim)
@@ -145,18 +119,3 @@ def audit(root: Path) -> dict[str, Any]:
         "narrowedGroups": narrowed,
         "findings": findings,
     }
-
-
-def stored_candidates_all(database: Database) -> list[StoredClaim]:
-    rows = database.rows(
-        """
-        SELECT f.path, f.gist, f.memory_type, f.workspace, f.author,
-               (SELECT list(e.entity_type || ':' || e.entity_name) FROM file_entities e WHERE e.path = f.path),
-               (SELECT first(c.text) FROM file_citations c WHERE c.path = f.path)
-        FROM files f WHERE NOT f.archived AND f.memory_type <> 'task'
-        ORDER BY coalesce(f.event_at, f.created_at), f.path
-        """
-    )
-    return [
-        StoredClaim(row[0], ClaimFacts(row[1], row[2], row[3], tuple(row[5] or ()), row[6] or row[4])) for row in rows
-    ]

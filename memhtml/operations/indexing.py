@@ -11,12 +11,16 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from memhtml.contracts.errors import DamagedIndex, MemhtmlError
 from memhtml.contracts.instants import format_instant
-from memhtml.index.database import Database, index_exists, membership, open_database
+from memhtml.index.access import count_read
+from memhtml.index.counts import edge_count
+from memhtml.index.database import Database, index_exists, open_database
+from memhtml.index.file_lookups import active_rows_by_hash
 from memhtml.index.migrations import pending_migrations
+from memhtml.index.session_links import SessionLink, record_session_links
 from memhtml.index.setaside import index_identity, set_aside_index
 from memhtml.index.watermark import disk_projections_changed, is_fresh, watermark
 from memhtml.store.gitread import GitCorpusReader
@@ -169,7 +173,7 @@ def _rebuilt_counts(database: Database) -> dict[str, int]:
 
     return {
         "chunksIndexed": indexed_chunks(database),
-        "edgesIndexed": int(database.value("SELECT count(*) FROM edges")),
+        "edgesIndexed": edge_count(database),
     }
 
 
@@ -304,7 +308,6 @@ class IndexSession:
     def owners(self, content_hashes: Sequence[str]) -> dict[str, ActiveOwner]:
         """The active, non-task memory holding each content hash (for those that have one), with its
         semantic head as indexed; without an index, found by scanning the tree (no head)."""
-        from memhtml.html.identity import SemanticHead
         from memhtml.store.batch import ActiveOwner
 
         if self.database is None:
@@ -315,45 +318,15 @@ class IndexSession:
         # Asked under the store's write lock: catch up first, so a commit that landed since this index
         # was opened (another writer's, while we waited for the lock) is seen and never stored twice.
         catch_up(self.database, self.reader)
-        owned, parameters = membership("active_hash", "hashes", content_hashes)
-        rows = self.database.rows(
-            f"SELECT active_hash, path, memory_type, confidence, importance, event_at FROM files WHERE {owned}",
-            parameters,
-        )
+        rows = active_rows_by_hash(self.database, content_hashes)
         if not rows:
-            return {}  # new content, the usual case: one index probe, no scan of the child tables
-        entities, tags = self._head_lists([str(row[1]) for row in rows])
+            return {}
         # A row projected from the dirty working tree is not a committed memory: only its file can say.
-        dirty = watermark(self.database).dirty_paths
-        uncommitted = set(dirty)
+        uncommitted = set(watermark(self.database).dirty_paths)
         return {
-            str(row[0]): ActiveOwner(
-                str(row[1]),
-                None
-                if _listed(str(row[1]), uncommitted)
-                else SemanticHead(
-                    row[2], row[3], row[4], row[5], entities.get(row[1], frozenset()), tags.get(row[1], frozenset())
-                ),
-            )
+            row.content_hash: ActiveOwner(row.path, None if _listed(row.path, uncommitted) else row.head)
             for row in rows
         }
-
-    def _head_lists(self, paths: Sequence[str]) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
-        """The entity labels and the tags of each of `paths`."""
-        assert self.database is not None
-        named, parameters = membership("path", "paths", paths)
-        entities: dict[str, set[str]] = {}
-        for path, label in self.database.rows(
-            f"SELECT path, entity_type || ':' || entity_name FROM file_entities WHERE {named}", parameters
-        ):
-            entities.setdefault(path, set()).add(label)
-        tags: dict[str, set[str]] = {}
-        for path, tag in self.database.rows(f"SELECT path, tag FROM file_tags WHERE {named}", parameters):
-            tags.setdefault(path, set()).add(tag)
-        return (
-            {path: frozenset(labels) for path, labels in entities.items()},
-            {path: frozenset(values) for path, values in tags.items()},
-        )
 
     def follow_commit(
         self,
@@ -371,7 +344,7 @@ class IndexSession:
 
         def follow(database: Database) -> PassReport:
             report = catch_up(database, self.reader, known=known, progress=_stopping_on_signal(progress))
-            record_session_links(database, session_links)
+            record_session_links(database, session_links, now_instant())
             move_access_counters(database, counters_moved)
             return report
 
@@ -451,45 +424,9 @@ def indexed_active_hashes(root: Path) -> frozenset[str]:
         return frozenset()
 
 
-class SessionLink(NamedTuple):
-    """Provenance of one read or write: which session, prompt and turn touched which memory."""
-
-    path: str
-    kind: str
-    session_id: str
-    prompt_id: str | None = None
-    turn_uuid: str | None = None
-
-
 def record_session_link(database: Database, link: SessionLink) -> None:
     """Provenance both ways: which session wrote, read or corrected which memory."""
-    record_session_links(database, [link])
-
-
-def record_session_links(database: Database, links: Sequence[SessionLink]) -> None:
-    """Record many session links in one statement (a batch may carry thousands)."""
-    # One row per (path, session, kind): a batch may touch one memory with several ops.
-    links = list({(link.path, link.session_id, link.kind): link for link in links}.values())
-    if not links:
-        return
-    at = now_instant()
-    with database.transaction():
-        database.run(
-            """
-            INSERT INTO state.session_links
-            SELECT * FROM (SELECT unnest($paths), unnest($sessions), unnest($prompts), unnest($turns),
-                                  unnest($kinds), $at)
-            ON CONFLICT DO NOTHING
-            """,
-            {
-                "paths": [link.path for link in links],
-                "sessions": [link.session_id for link in links],
-                "prompts": [link.prompt_id for link in links],
-                "turns": [link.turn_uuid for link in links],
-                "kinds": [link.kind for link in links],
-                "at": at,
-            },
-        )
+    record_session_links(database, [link], now_instant())
 
 
 def record_access(
@@ -499,16 +436,7 @@ def record_access(
     now = now_instant()
     try:
         with open_database(store.root) as database:
-            with database.transaction():
-                database.run(
-                    """
-                    INSERT INTO state.access AS a (path, access_count, last_accessed_at, updated_at)
-                    VALUES ($path, 1, $now, $now)
-                    ON CONFLICT (path) DO UPDATE SET access_count = a.access_count + 1,
-                                                     last_accessed_at = $now, updated_at = $now
-                    """,
-                    {"path": path, "now": now},
-                )
+            count_read(database, path, now)
             if session_id:
                 record_session_link(database, SessionLink(path, "read", session_id, prompt_id, turn_uuid))
     except MemhtmlError as error:

@@ -13,8 +13,10 @@ from typing import Any
 
 from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import confine_memory_path, is_archived_path, page_cursor, slugify
+from memhtml.index.listing import task_page
+from memhtml.index.session_links import SessionLink
 from memhtml.operations.browse import resolve
-from memhtml.operations.indexing import SessionLink, fresh_index, writable_index
+from memhtml.operations.indexing import fresh_index, writable_index
 from memhtml.operations.screening import merged, screen_request, screen_text
 from memhtml.operations.write import WriteRequest, place_memory, staging_warning
 from memhtml.store.archiving import archived_text
@@ -255,44 +257,28 @@ def task_list(
     """`task list`: tasks in path order with their live blockers (a blocker that is done or archived
     no longer blocks)."""
     store = open_store(root)
-    parameters: dict[str, Any] = {
-        "status": status,
-        "workspace": slugify(workspace) if workspace and workspace.strip() else None,
-        "due_before": due_before,
-        "cursor": page_cursor(cursor),
-        "include_archived": include_archived,
-        "page": limit + 1,
-    }
     with fresh_index(store) as database:
-        rows = database.rows(
-            """
-            SELECT f.path, f.title, f.task_status, f.due_at, f.workspace, f.archived, f.updated_at,
-                   list(b.path ORDER BY b.path) FILTER (WHERE b.path IS NOT NULL) AS blockers
-            FROM files f
-            LEFT JOIN edges e ON e.dst_path = f.path AND e.rel = 'blocks'
-            LEFT JOIN files b ON b.path = e.src_path AND NOT b.archived AND b.task_status IS DISTINCT FROM 'done'
-            WHERE f.memory_type = 'task'
-              AND ($include_archived OR NOT f.archived)
-              AND ($status IS NULL OR f.task_status = $status)
-              AND ($workspace IS NULL OR f.workspace = $workspace)
-              AND ($due_before IS NULL OR f.due_at < $due_before)
-              AND ($cursor IS NULL OR f.path > $cursor)
-            GROUP BY ALL ORDER BY f.path LIMIT $page
-            """,
-            parameters,
+        rows = task_page(
+            database,
+            status=status,
+            workspace=slugify(workspace) if workspace and workspace.strip() else None,
+            due_before=due_before,
+            after=page_cursor(cursor),
+            include_archived=include_archived,
+            rows=limit + 1,
         )
     page = rows[:limit]
     tasks = [
         {
-            "path": row[0],
-            "title": row[1],
-            "taskStatus": row[2],
-            "dueAt": row[3],
-            "workspace": row[4],
-            "archived": bool(row[5]),
-            "updatedAt": row[6],
-            "blockedBy": list(row[7] or []),
+            "path": row.path,
+            "title": row.title,
+            "taskStatus": row.task_status,
+            "dueAt": row.due_at,
+            "workspace": row.workspace,
+            "archived": row.archived,
+            "updatedAt": row.updated_at,
+            "blockedBy": row.blocked_by,
         }
         for row in page
     ]
-    return {"tasks": tasks, "nextCursor": page[-1][0] if len(rows) > limit else None}
+    return {"tasks": tasks, "nextCursor": page[-1].path if len(rows) > limit else None}

@@ -21,7 +21,8 @@ from memhtml.html.identity import Restatement, first_event_time, set_event_time
 from memhtml.html.prose import prose_article, prose_markup
 from memhtml.html.template import MemoryHead, finish_article, meta_line, render_memory_file
 from memhtml.html.validate import inspect_memory
-from memhtml.operations.indexing import SessionLink, writable_index
+from memhtml.index.session_links import SessionLink
+from memhtml.operations.indexing import writable_index
 from memhtml.operations.screening import (
     Screened,
     markup_problems,
