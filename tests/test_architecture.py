@@ -117,7 +117,7 @@ def test_a_search_loads_neither_the_commit_machinery_nor_the_recall_fold(store_r
     loaded = imported_modules("search", "anything", "--repo", store)
     assert "memhtml.operations.retrieval" in loaded
     # Opening a store must not need what committing needs (init has its own module for that).
-    assert {"memhtml.store.commit", "memhtml.store.initialize", "memhtml.domain.disclosure"} & loaded == set()
+    assert {"memhtml.store.commit", "memhtml.store.initialize", "memhtml.domain.recall_fold"} & loaded == set()
     # Nor the HTML parser and the projection (≈40 ms): a search reads the index, never a file; only a look
     # into a past commit projects the memories the index does not hold.
     assert {"selectolax", "memhtml.html.parser", "memhtml.index.projection", "memhtml.index.asof"} & loaded == set()

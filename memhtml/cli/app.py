@@ -4,7 +4,7 @@ renders the answer.
 The contract grammar (`memhtml.cli.grammar`) has parsed the whole command line and refused every
 usage error before a command runs: flags are known, typed, range-checked and present when required.
 A command therefore only reads typed values from the `Invocation`; the global flags travel in the
-`Door`. No second parser runs (typer did, once: a cost in every command for a parse already made).
+`Responder`. No second parser runs (typer did, once: a cost in every command for a parse already made).
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhtml.cli.dispatch import command
-from memhtml.cli.door import Door
 from memhtml.cli.grammar import Invocation
+from memhtml.cli.responder import Responder
 from memhtml.contracts.errors import UsageError
 
 if TYPE_CHECKING:
     from memhtml.operations.retrieval import RetrievalRequest
 
 
-def _root(door: Door) -> Path:
-    assert door.root is not None  # the entry point resolves it for every command that opens a repo
-    return door.root
+def _root(responder: Responder) -> Path:
+    assert responder.root is not None  # the entry point resolves it for every command that opens a repo
+    return responder.root
 
 
 def _text(invocation: Invocation, name: str) -> str:
@@ -77,15 +77,15 @@ def _detections(invocation: Invocation) -> dict[str, Any]:
 
 
 @command("init")
-def init_command(door: Door, invocation: Invocation) -> None:
+def init_command(responder: Responder, invocation: Invocation) -> None:
     """Scaffold a memory repo: git init, PARA dirs, merge driver."""
     from memhtml.operations.init import init
 
-    door.answer("repo.init", init(_root(door)))
+    responder.answer("repo.init", init(_root(responder)))
 
 
 @command("write")
-def write_command(door: Door, invocation: Invocation) -> None:
+def write_command(responder: Responder, invocation: Invocation) -> None:
     """Write one memory; an identical active memory is reported, not stored twice."""
     from memhtml.operations.write import WriteRequest, write
 
@@ -106,12 +106,12 @@ def write_command(door: Door, invocation: Invocation) -> None:
         **_provenance(invocation),
         **_cleaning(invocation),
     )
-    answer = write(_root(door), request, **_detections(invocation))
-    door.answer("memory.written", answer.as_data())
+    answer = write(_root(responder), request, **_detections(invocation))
+    responder.answer("memory.written", answer.as_data())
 
 
 @command("apply", "batch")
-def apply_command(door: Door, invocation: Invocation) -> None:
+def apply_command(responder: Responder, invocation: Invocation) -> None:
     """Write many memories from JSONL: one commit, one index pass, an answer per op."""
     from memhtml.cli.envelope import EXIT_OK, EXIT_PARTIAL
     from memhtml.cli.progress import terminal_progress
@@ -120,7 +120,7 @@ def apply_command(door: Door, invocation: Invocation) -> None:
     from memhtml.operations.batchinput import Cleaning, Provenance
 
     stdin_marker = invocation.positionals[0] if invocation.positionals else None
-    stream = read_ops_stream(door.command, invocation.text("file"), stdin_marker)
+    stream = read_ops_stream(responder.command, invocation.text("file"), stdin_marker)
     options = ApplyOptions(
         continue_on_error=invocation.flag("continue-on-error"),
         dry_run=invocation.flag("dry-run"),
@@ -129,33 +129,33 @@ def apply_command(door: Door, invocation: Invocation) -> None:
         cleaning=Cleaning(**_cleaning(invocation)),
         **_detections(invocation),
     )
-    with terminal_progress(door, "apply") as progress:
-        answer = apply(_root(door), stream, options, progress=progress)
-    door.answer("batch.applied", answer.data, EXIT_PARTIAL if answer.partial else EXIT_OK)
+    with terminal_progress(responder, "apply") as progress:
+        answer = apply(_root(responder), stream, options, progress=progress)
+    responder.answer("batch.applied", answer.data, EXIT_PARTIAL if answer.partial else EXIT_OK)
 
 
 @command("read")
-def read_command(door: Door, invocation: Invocation) -> None:
+def read_command(responder: Responder, invocation: Invocation) -> None:
     """Read one memory: its metas, links, article and format warnings."""
     from memhtml.operations.read import read
 
     provenance = _provenance(invocation)
     answer = read(
-        _root(door),
+        _root(responder),
         _argument(invocation, 0),
         provenance["session_id"],
         provenance["prompt_id"],
         provenance["turn_uuid"],
     )
-    door.answer("memory.detail", answer)
+    responder.answer("memory.detail", answer)
 
 
 @command("status")
-def status_command(door: Door, invocation: Invocation) -> None:
+def status_command(responder: Responder, invocation: Invocation) -> None:
     """Corpus health: HEAD, dirty state, counts by type, edges."""
     from memhtml.operations.status import status
 
-    door.answer("status.health", status(_root(door)))
+    responder.answer("status.health", status(_root(responder)))
 
 
 def _retrieval(invocation: Invocation, *, limit: int = 10, budget: int = 16000) -> RetrievalRequest:
@@ -176,25 +176,25 @@ def _retrieval(invocation: Invocation, *, limit: int = 10, budget: int = 16000) 
 
 
 @command("search", opens_index="read-only")
-def search_command(door: Door, invocation: Invocation) -> None:
+def search_command(responder: Responder, invocation: Invocation) -> None:
     """Relevant memories for a query, best first."""
     from memhtml.operations.retrieval import search
 
     request = _retrieval(invocation, limit=_integer(invocation, "limit"))
-    door.answer("memory.hits", search(_root(door), request))
+    responder.answer("memory.hits", search(_root(responder), request))
 
 
 @command("recall", opens_index="read-only")
-def recall_command(door: Door, invocation: Invocation) -> None:
+def recall_command(responder: Responder, invocation: Invocation) -> None:
     """The best memories quoted under a character budget, the rest as index lines."""
     from memhtml.operations.retrieval import recall
 
     request = _retrieval(invocation, budget=_integer(invocation, "budget"))
-    door.answer("recall.pack", recall(_root(door), request))
+    responder.answer("recall.pack", recall(_root(responder), request))
 
 
 @command("correct")
-def correct_command(door: Door, invocation: Invocation) -> None:
+def correct_command(responder: Responder, invocation: Invocation) -> None:
     """Supersede a memory: the corrected one is written and the target archived, in one commit."""
     from memhtml.operations.lifecycle import correct
     from memhtml.operations.write import WriteRequest
@@ -213,69 +213,71 @@ def correct_command(door: Door, invocation: Invocation) -> None:
         **_provenance(invocation),
         **_cleaning(invocation),
     )
-    answer = correct(_root(door), _argument(invocation, 0), request, invocation.text("reason"))
-    door.answer("memory.corrected", answer)
+    answer = correct(_root(responder), _argument(invocation, 0), request, invocation.text("reason"))
+    responder.answer("memory.corrected", answer)
 
 
 @command("link")
-def link_command(door: Door, invocation: Invocation) -> None:
+def link_command(responder: Responder, invocation: Invocation) -> None:
     """Add a typed edge from one memory to another and commit it; idempotent."""
     from memhtml.operations.lifecycle import link
 
     source, relation, destination = (_argument(invocation, position) for position in range(3))
-    door.answer("memory.linked", link(_root(door), source, relation, destination))
+    responder.answer("memory.linked", link(_root(responder), source, relation, destination))
 
 
 @command("archive")
-def archive_command(door: Door, invocation: Invocation) -> None:
+def archive_command(responder: Responder, invocation: Invocation) -> None:
     """Retire a memory into archive/<YYYY>/ with its stamps; nothing is deleted."""
     from memhtml.operations.lifecycle import archive
 
-    door.answer("memory.archived", archive(_root(door), _argument(invocation, 0), _text(invocation, "reason")))
+    responder.answer(
+        "memory.archived", archive(_root(responder), _argument(invocation, 0), _text(invocation, "reason"))
+    )
 
 
 @command("neighbors")
-def neighbors_command(door: Door, invocation: Invocation) -> None:
+def neighbors_command(responder: Responder, invocation: Invocation) -> None:
     """Memories linked to one memory, up to two hops, edges followed both ways."""
     from memhtml.operations.browse import neighbors
 
     answer = neighbors(
-        _root(door),
+        _root(responder),
         _argument(invocation, 0),
         _integer(invocation, "depth"),
         _integer(invocation, "limit"),
         invocation.texts("rel"),
     )
-    door.answer("memory.neighbors", answer)
+    responder.answer("memory.neighbors", answer)
 
 
 @command("resolve")
-def resolve_command(door: Door, invocation: Invocation) -> None:
+def resolve_command(responder: Responder, invocation: Invocation) -> None:
     """Follow archive moves and supersedes links forward to the live memory."""
     from memhtml.operations.browse import resolve
 
-    door.answer("memory.resolved", resolve(_root(door), _argument(invocation, 0)))
+    responder.answer("memory.resolved", resolve(_root(responder), _argument(invocation, 0)))
 
 
 @command("why")
-def why_command(door: Door, invocation: Invocation) -> None:
+def why_command(responder: Responder, invocation: Invocation) -> None:
     """Where a memory came from and what replaced it, from git and the files alone."""
     from memhtml.operations.why import why
 
-    door.answer("memory.why", why(_root(door), _argument(invocation, 0)))
+    responder.answer("memory.why", why(_root(responder), _argument(invocation, 0)))
 
 
 @command("reinforce")
-def reinforce_command(door: Door, invocation: Invocation) -> None:
+def reinforce_command(responder: Responder, invocation: Invocation) -> None:
     """Count a use of memories, with an outcome signal; at most once per 900 s per memory."""
     from memhtml.operations.browse import reinforce
 
     signal = _text(invocation, "signal")
-    door.answer("memory.reinforced", reinforce(_root(door), list(invocation.positionals), signal))
+    responder.answer("memory.reinforced", reinforce(_root(responder), list(invocation.positionals), signal))
 
 
 @command("list")
-def list_command(door: Door, invocation: Invocation) -> None:
+def list_command(responder: Responder, invocation: Invocation) -> None:
     """Memories in path order, filtered, paged with --cursor."""
     from memhtml.operations.browse import ListRequest, list_memories
     from memhtml.operations.retrieval import facet_pairs
@@ -292,30 +294,30 @@ def list_command(door: Door, invocation: Invocation) -> None:
         cursor=invocation.text("cursor"),
         include_archived=invocation.flag("include-archived"),
     )
-    door.answer("memory.list", list_memories(_root(door), request))
+    responder.answer("memory.list", list_memories(_root(responder), request))
 
 
 @command("entity activity")
-def entity_activity_command(door: Door, invocation: Invocation) -> None:
+def entity_activity_command(responder: Responder, invocation: Invocation) -> None:
     """Every entity with its file count and latest activity, newest first."""
     from memhtml.operations.browse import entity_activity
 
     answer = entity_activity(
-        _root(door), invocation.text("type"), _integer(invocation, "limit"), invocation.flag("include-archived")
+        _root(responder), invocation.text("type"), _integer(invocation, "limit"), invocation.flag("include-archived")
     )
-    door.answer("entity.activity", answer)
+    responder.answer("entity.activity", answer)
 
 
 @command("conflicts audit")
-def conflicts_audit_command(door: Door, invocation: Invocation) -> None:
+def conflicts_audit_command(responder: Responder, invocation: Invocation) -> None:
     """Every candidate pair of active memories, typed into the six conflict classes."""
     from memhtml.operations.conflicts import audit
 
-    door.answer("conflicts.audit", audit(_root(door)))
+    responder.answer("conflicts.audit", audit(_root(responder)))
 
 
 @command("task add")
-def task_add_command(door: Door, invocation: Invocation) -> None:
+def task_add_command(responder: Responder, invocation: Invocation) -> None:
     """Open a task (never deduped: two identical tasks are two tasks)."""
     from memhtml.operations.lifecycle import task_add, task_request
 
@@ -331,25 +333,27 @@ def task_add_command(door: Door, invocation: Invocation) -> None:
         **_provenance(invocation),
         **_cleaning(invocation),
     )
-    door.answer("task.written", task_add(_root(door), request))
+    responder.answer("task.written", task_add(_root(responder), request))
 
 
 @command("task status")
-def task_status_command(door: Door, invocation: Invocation) -> None:
+def task_status_command(responder: Responder, invocation: Invocation) -> None:
     """Move a task's status; `done` archives it in the same commit."""
     from memhtml.operations.lifecycle import task_status
 
-    answer = task_status(_root(door), _argument(invocation, 0), _argument(invocation, 1), invocation.text("reason"))
-    door.answer("task.updated", answer)
+    answer = task_status(
+        _root(responder), _argument(invocation, 0), _argument(invocation, 1), invocation.text("reason")
+    )
+    responder.answer("task.updated", answer)
 
 
 @command("task list")
-def task_list_command(door: Door, invocation: Invocation) -> None:
+def task_list_command(responder: Responder, invocation: Invocation) -> None:
     """Tasks in path order with their live blockers."""
     from memhtml.operations.lifecycle import task_list
 
     answer = task_list(
-        _root(door),
+        _root(responder),
         status=invocation.text("status"),
         workspace=invocation.text("workspace"),
         due_before=invocation.text("due-before"),
@@ -357,65 +361,65 @@ def task_list_command(door: Door, invocation: Invocation) -> None:
         cursor=invocation.text("cursor"),
         include_archived=invocation.flag("include-archived"),
     )
-    door.answer("task.list", answer)
+    responder.answer("task.list", answer)
 
 
 @command("index rebuild", opens_index="read-write", projects_store=True)
-def index_rebuild_command(door: Door, invocation: Invocation) -> None:
+def index_rebuild_command(responder: Responder, invocation: Invocation) -> None:
     """Rebuild the index from HEAD and the working tree."""
     from memhtml.cli.progress import terminal_progress
     from memhtml.operations.indexing import rebuild_index
 
-    with terminal_progress(door, "index rebuild") as progress:
-        report = rebuild_index(_root(door), embed=invocation.flag("embed"), progress=progress)
-    door.answer("index.report", report)
+    with terminal_progress(responder, "index rebuild") as progress:
+        report = rebuild_index(_root(responder), embed=invocation.flag("embed"), progress=progress)
+    responder.answer("index.report", report)
 
 
 @command("index update", opens_index="read-write")
-def index_update_command(door: Door, invocation: Invocation) -> None:
+def index_update_command(responder: Responder, invocation: Invocation) -> None:
     """Index what changed since the watermark, plus the dirty working tree."""
     from memhtml.operations.indexing import update_index
 
-    door.answer("index.report", update_index(_root(door), embed=invocation.flag("embed")))
+    responder.answer("index.report", update_index(_root(responder), embed=invocation.flag("embed")))
 
 
 @command("index embed")
-def index_embed_command(door: Door, invocation: Invocation) -> None:
+def index_embed_command(responder: Responder, invocation: Invocation) -> None:
     """Give every chunk without a vector one (replacing vectors of another space)."""
     from memhtml.cli.progress import terminal_progress
     from memhtml.operations.embedding import embed_index
 
-    with terminal_progress(door, "index embed") as progress:
-        report = embed_index(_root(door), dry_run=invocation.flag("dry-run"), progress=progress)
-    door.answer("index.report", report)
+    with terminal_progress(responder, "index embed") as progress:
+        report = embed_index(_root(responder), dry_run=invocation.flag("dry-run"), progress=progress)
+    responder.answer("index.report", report)
 
 
 @command("index status")
-def index_status_command(door: Door, invocation: Invocation) -> None:
+def index_status_command(responder: Responder, invocation: Invocation) -> None:
     """Watermark, freshness and row counts."""
     from memhtml.operations.indexing import index_status
 
-    door.answer("index.report", index_status(_root(door)))
+    responder.answer("index.report", index_status(_root(responder)))
 
 
 @command("state export")
-def state_export_command(door: Door, invocation: Invocation) -> None:
+def state_export_command(responder: Responder, invocation: Invocation) -> None:
     """Write the access counters to the committed sidecar and commit it."""
     from memhtml.operations.statefile import export_state
 
-    door.answer("state.export", export_state(_root(door)))
+    responder.answer("state.export", export_state(_root(responder)))
 
 
 @command("state import")
-def state_import_command(door: Door, invocation: Invocation) -> None:
+def state_import_command(responder: Responder, invocation: Invocation) -> None:
     """Replay the committed sidecar into the state database; counters merge by max."""
     from memhtml.operations.statefile import import_state
 
-    door.answer("state.import", import_state(_root(door)))
+    responder.answer("state.import", import_state(_root(responder)))
 
 
 @command("eval discriminate")
-def eval_discriminate_command(door: Door, invocation: Invocation) -> None:
+def eval_discriminate_command(responder: Responder, invocation: Invocation) -> None:
     """Run the retrieval gate on a generated store (never opens a repo)."""
     import datetime as dt
 
@@ -431,11 +435,11 @@ def eval_discriminate_command(door: Door, invocation: Invocation) -> None:
         mrr_floor=float(_text(invocation, "mrr-floor")),
         now=dt.datetime.fromtimestamp(now / 1000, dt.UTC) if now is not None else None,
     )
-    door.answer("eval.discrimination", data)
+    responder.answer("eval.discrimination", data)
 
 
 @command("eval locomo")
-def eval_locomo_command(door: Door, invocation: Invocation) -> None:
+def eval_locomo_command(responder: Responder, invocation: Invocation) -> None:
     """Score retrieval on the LoCoMo release in temporary stores (never opens a repo)."""
     from memhtml.evaluation.locomo_eval import eval_locomo
 
@@ -445,23 +449,23 @@ def eval_locomo_command(door: Door, invocation: Invocation) -> None:
         conversations=invocation.integer("conversations"),
         limit=_integer(invocation, "limit"),
     )
-    door.answer("eval.locomo", report)
+    responder.answer("eval.locomo", report)
 
 
 @command("eval supersession")
-def eval_supersession_command(door: Door, invocation: Invocation) -> None:
+def eval_supersession_command(responder: Responder, invocation: Invocation) -> None:
     """Run the supersession benchmark on a generated store (never opens a repo)."""
     from memhtml.evaluation.supersession import DEFAULT_SEED
     from memhtml.evaluation.supersession_eval import eval_supersession
 
     answer = eval_supersession(seed=_integer(invocation, "seed", DEFAULT_SEED), mode=_text(invocation, "mode"))
-    door.answer("eval.supersession", answer)
+    responder.answer("eval.supersession", answer)
 
 
 @command("serve mcp")
-def serve_mcp_command(door: Door, invocation: Invocation) -> None:
+def serve_mcp_command(responder: Responder, invocation: Invocation) -> None:
     """Serve the repo over MCP on stdin/stdout until the client closes stdin."""
     from memhtml.mcp.server import serve
 
-    serve(_root(door))  # the server owns stdin and stdout until the session ends
-    door.answer("serve.exit", {"server": "memhtml-mcp", "exitCode": 0, "signal": None})
+    serve(_root(responder))  # the server owns stdin and stdout until the session ends
+    responder.answer("serve.exit", {"server": "memhtml-mcp", "exitCode": 0, "signal": None})

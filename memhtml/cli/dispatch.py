@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from memhtml.cli.door import Door
     from memhtml.cli.grammar import Invocation
+    from memhtml.cli.responder import Responder
 
-Handler = Callable[["Door", "Invocation"], None]
+Handler = Callable[["Responder", "Invocation"], None]
 IndexMode = Literal["read-write", "read-only"]
 
 _HANDLERS: dict[str, Handler] = {}

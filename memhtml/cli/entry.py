@@ -13,8 +13,8 @@ import sys
 from typing import Any, NoReturn
 
 from memhtml import __version__
-from memhtml.cli.door import Door
 from memhtml.cli.grammar import Invocation, parse_command_line
+from memhtml.cli.responder import Responder
 from memhtml.contracts import lifetime
 from memhtml.contracts.errors import Interrupted, MemhtmlError, UsageError, os_failure
 from memhtml.operations.config import Config, calm_blas_threads, load_config
@@ -98,9 +98,11 @@ def run(argv: list[str]) -> int:
         with interrupts.signals_taken():
             return _run(argv)
     except KeyboardInterrupt:  # before the command's own handling began, or while it answered
-        door = Door(command="", json_mode="--json" in argv or not sys.stdout.isatty(), dense="--dense" in argv)
-        door.refuse(Interrupted())
-        return door.status
+        responder = Responder(
+            command="", json_mode="--json" in argv or not sys.stdout.isatty(), dense="--dense" in argv
+        )
+        responder.refuse(Interrupted())
+        return responder.status
 
 
 def _run(argv: list[str]) -> int:
@@ -111,75 +113,75 @@ def _run(argv: list[str]) -> int:
         config.embed_setting()  # a bad MEMHTML_EMBED is refused before any I/O
         config.coverage_floor()  # so is a bad MEMHTML_VECTOR_COVERAGE_FLOOR
     except UsageError as error:
-        door = Door(
+        responder = Responder(
             command=error.command or "",
             json_mode=_wants_json(argv, config, stdout_is_tty),
             dense="--dense" in argv,
         )
-        door.refuse(error)
-        return door.status
+        responder.refuse(error)
+        return responder.status
     json_mode = invocation.json or config.force_json or not stdout_is_tty
     name = invocation.command.name if invocation.command else "manifest"
-    door = Door(command=name, json_mode=json_mode, dense=invocation.dense)
+    responder = Responder(command=name, json_mode=json_mode, dense=invocation.dense)
     if name in ("manifest", "help") or invocation.help:
-        return _describe(door, invocation)
-    door.root = config.resolve_root(invocation.repo)
-    return _dispatch(door, invocation)
+        return _describe(responder, invocation)
+    responder.root = config.resolve_root(invocation.repo)
+    return _dispatch(responder, invocation)
 
 
-def _describe(door: Door, invocation: Invocation) -> int:
+def _describe(responder: Responder, invocation: Invocation) -> int:
     from memhtml.cli.manifest import help_data, help_markdown, manifest_data
 
     target = invocation.help_target()
     # The manifest is a machine contract: JSON even on a terminal, as in the original.
     describing_help = invocation.help or (invocation.command is not None and invocation.command.name == "help")
-    if door.json_mode or not describing_help:
-        door.json_mode = True
+    if responder.json_mode or not describing_help:
+        responder.json_mode = True
         if target is None:
-            door.answer("cli.manifest", manifest_data(__version__))
+            responder.answer("cli.manifest", manifest_data(__version__))
         else:
-            door.answer("cli.help", help_data(target))
+            responder.answer("cli.help", help_data(target))
     else:
         from memhtml.cli.render import render_markdown
 
-        door.show(lambda: render_markdown(help_markdown(target)))
-    return door.status
+        responder.show(lambda: render_markdown(help_markdown(target)))
+    return responder.status
 
 
-def _dispatch(door: Door, invocation: Invocation) -> int:
+def _dispatch(responder: Responder, invocation: Invocation) -> int:
     from memhtml.cli.dispatch import handler_for, index_mode, projects_store
 
     handler = handler_for(invocation.command.name) if invocation.command else None
     try:
         if handler is None:  # the contract names a command no module answers: a defect, said as one
-            raise RuntimeError(f"no handler for {door.command!r}")
-        mode = index_mode(door.command)
-        if door.root is not None and projects_store(door.command):
+            raise RuntimeError(f"no handler for {responder.command!r}")
+        mode = index_mode(responder.command)
+        if responder.root is not None and projects_store(responder.command):
             from memhtml.operations.opening import fork_workers_ahead
 
-            fork_workers_ahead(door.root)  # first: forking must come before the open's threads
-        if mode is not None and door.root is not None:
+            fork_workers_ahead(responder.root)  # first: forking must come before the open's threads
+        if mode is not None and responder.root is not None:
             from memhtml.operations.opening import open_index_ahead
 
-            open_index_ahead(door.root, read_only=mode == "read-only")
-        handler(door, invocation)
+            open_index_ahead(responder.root, read_only=mode == "read-only")
+        handler(responder, invocation)
     except MemhtmlError as error:
-        door.refuse(error)
+        responder.refuse(error)
     except KeyboardInterrupt:
         # Ctrl-C, or SIGTERM/SIGHUP during a write: a write interrupted before its commit has put
         # every byte back.
-        door.refuse(Interrupted())
+        responder.refuse(Interrupted())
     except OSError as error:  # a full disk, a read-only store: the same code whoever met it
-        door.refuse(os_failure(error, door.root))
+        responder.refuse(os_failure(error, responder.root))
     except Exception as error:  # the one envelope still answers an unmapped defect
         if isinstance(error.__cause__, KeyboardInterrupt):  # Python wraps one landing in `__set_name__`
-            door.refuse(Interrupted())
+            responder.refuse(Interrupted())
         else:
-            door.crash(error)
+            responder.crash(error)
     else:
-        if not door.answered:
-            door.crash(RuntimeError("no answer"))
-    return door.status
+        if not responder.answered:
+            responder.crash(RuntimeError("no answer"))
+    return responder.status
 
 
 def _wants_json(argv: list[str], config: Config, stdout_is_tty: bool) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Final, TextIO
 
-from memhtml.cli.door import Door
+from memhtml.cli.responder import Responder
 
 # A person reads a line that changes ten times a second; more only costs the terminal.
 REDRAW_SECONDS: Final[float] = 0.1
@@ -62,10 +62,10 @@ class TerminalProgress:
 
 
 @contextmanager
-def terminal_progress(door: Door, command: str) -> Iterator[TerminalProgress | None]:
+def terminal_progress(responder: Responder, command: str) -> Iterator[TerminalProgress | None]:
     """A progress line on stderr while the block runs, when a person is watching; else None."""
     stream = sys.stderr
-    if door.json_mode or stream is None or not _is_terminal(stream):
+    if responder.json_mode or stream is None or not _is_terminal(stream):
         yield None
         return
     progress = TerminalProgress(command, stream)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from memhtml.contracts.vocabulary import META_PREFIX, rel_from_token
 from memhtml.html.extract import ArticleFacts, extract_article
 from memhtml.html.hashing import hash_text
-from memhtml.html.jscompat import collapsed, js_trim
+from memhtml.html.javascript_semantics import collapsed, js_trim
 from memhtml.html.metavalues import (
     read_confidence,
     read_importance,

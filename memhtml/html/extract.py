@@ -12,7 +12,13 @@ from typing import Final, NamedTuple, TypeVar
 
 from memhtml.contracts.vocabulary import GIST_EXCLUDED_ELEMENTS, INLINE_ELEMENTS
 from memhtml.html.hashing import canonical_text_of, flat_text
-from memhtml.html.jscompat import collapse_ascii_whitespace, collapsed, finite_number, js_trim, js_word_count
+from memhtml.html.javascript_semantics import (
+    collapse_ascii_whitespace,
+    collapsed,
+    finite_number,
+    js_trim,
+    js_word_count,
+)
 from memhtml.html.metavalues import language_entity_name
 from memhtml.html.tree import Element, Text, elements_in, walk
 

@@ -12,7 +12,7 @@ import re
 from typing import Final
 
 from memhtml.contracts.vocabulary import INLINE_ELEMENTS
-from memhtml.html.jscompat import JS_WHITESPACE, collapse_ascii_whitespace, collapsed
+from memhtml.html.javascript_semantics import JS_WHITESPACE, collapse_ascii_whitespace, collapsed
 from memhtml.html.parser import parse_document, parse_fragment
 from memhtml.html.tree import Element, Text, iter_elements, walk
 

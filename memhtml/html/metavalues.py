@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from memhtml.html.jscompat import finite_number, js_trim
+from memhtml.html.javascript_semantics import finite_number, js_trim
 
 LANG_TOKEN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_+#.-]*$")
 UNKNOWN_ENTITY_TYPE: Final = "unknown"

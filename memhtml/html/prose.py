@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 from memhtml.html.escaping import escape_attribute, escape_text
-from memhtml.html.jscompat import JS_WHITESPACE, js_trim
+from memhtml.html.javascript_semantics import JS_WHITESPACE, js_trim
 from memhtml.html.metavalues import is_language_token
 from memhtml.html.serialize import canonical_article
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from memhtml.html.escaping import escape_attribute, escape_text
-from memhtml.html.jscompat import js_trim, utf16_sort_key
+from memhtml.html.javascript_semantics import js_trim, utf16_sort_key
 from memhtml.html.parser import parse_fragment
 from memhtml.html.tree import Comment, Element, Node, Text
 

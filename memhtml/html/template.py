@@ -12,7 +12,7 @@ from typing import NamedTuple
 from memhtml.contracts.vocabulary import META_ORDER
 from memhtml.html.escaping import escape_attribute, escape_text
 from memhtml.html.hashing import canonical_text_of, hash_text
-from memhtml.html.jscompat import js_to_fixed_2, js_trim
+from memhtml.html.javascript_semantics import js_to_fixed_2, js_trim
 from memhtml.html.prose import prose_article, split_apply_body
 from memhtml.html.serialize import canonical_article, canonical_article_tree
 

@@ -30,7 +30,7 @@ from memhtml.contracts.vocabulary import (
 )
 from memhtml.html.document import DocumentParts, ParsedMemory, document_parts, parse_memory_tree
 from memhtml.html.extract import gist_of
-from memhtml.html.jscompat import js_trim, utf16_prefix
+from memhtml.html.javascript_semantics import js_trim, utf16_prefix
 from memhtml.html.metavalues import is_language_token, is_repo_root_href
 from memhtml.html.parser import parse_document, parse_fragment
 from memhtml.html.tree import Element, descendants, direct_text, elements_in, first_descendant

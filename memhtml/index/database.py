@@ -33,7 +33,7 @@ from memhtml.contracts import lifetime
 from memhtml.contracts.errors import DamagedIndex, DamagedStateDatabase, LockTimeout, MemhtmlError, StorageFailure
 from memhtml.index import migrations
 from memhtml.index.location import refuse_to_open
-from memhtml.index.turnstile import turnstile
+from memhtml.index.writer_preference import writers_first
 
 _Opened = TypeVar("_Opened")
 
@@ -509,7 +509,7 @@ def drop_ahead(root: Path) -> None:
 
 def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait: float, *, shared: bool) -> Database:
     """Both planes attached to one connection and migrated; nothing is left open when it fails. A writer
-    holds the files' turnstile meanwhile, which keeps new readers from starting (`turnstile`).
+    holds the files' turnstile meanwhile, which keeps new readers from starting (`writers_first`).
 
     A connection this process left for its exit is closed before the turnstile, not after it: a search
     that found the index stale and opens it again to write would otherwise wait there with its read-only
@@ -517,7 +517,7 @@ def _open_planes(index_file: Path, state_file: Path, read_only: bool, lock_wait:
     other until one gave up (four searches and a write on a stale index waited out the lock wait, and one
     failed)."""
     close_left_connections()
-    with turnstile(index_file, writer=not read_only, wait_seconds=lock_wait):
+    with writers_first(index_file, writer=not read_only, wait_seconds=lock_wait):
         return _open_both_planes(index_file, state_file, read_only, lock_wait, shared=shared)
 
 

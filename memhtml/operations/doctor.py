@@ -31,15 +31,8 @@ from memhtml.operations.statefile import export_state, import_state, sidecar_pro
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.gitcmd import detached_head, head_sha
 from memhtml.store.gitindex import examine_index, repair_index
-from memhtml.store.repair import DanglingLink, repair_dangling_links
-from memhtml.store.repository import Store, open_store
-from memhtml.store.supportdir import (
-    refuse_damaged_support_directory,
-    repair_support_directory,
-    support_directory_damaged,
-)
-from memhtml.store.survey import (
-    SurveyedFile,
+from memhtml.store.health_listing import (
+    BucketFile,
     bucket_files,
     file_contents,
     interrupted_writes,
@@ -47,6 +40,13 @@ from memhtml.store.survey import (
     missing_objects,
     remove_git_lock,
     write_lock_held,
+)
+from memhtml.store.repair import DanglingLink, repair_dangling_links
+from memhtml.store.repository import Store, open_store
+from memhtml.store.supportdir import (
+    refuse_damaged_support_directory,
+    repair_support_directory,
+    support_directory_damaged,
 )
 
 
@@ -158,7 +158,7 @@ def _examine_repository(store: Store, data: dict[str, Any]) -> None:
 
 
 def _inspected(
-    store: Store, files: Sequence[SurveyedFile], progress: Callable[[int, int], None] | None = None
+    store: Store, files: Sequence[BucketFile], progress: Callable[[int, int], None] | None = None
 ) -> list[FileVerdict]:
     """Every file checked, in workers for a large store (parsing is pure Python and CPU-bound)."""
 

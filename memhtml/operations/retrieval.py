@@ -212,7 +212,7 @@ def query_vector(database: Database, text: str, *, embed: bool = True) -> Semant
 
 def _fold(rows: list[dict[str, Any]], budget: int) -> dict[str, Any]:
     # Imported here: only recall folds, and a search should not pay for defining its records.
-    from memhtml.domain.disclosure import DisclosureCandidate, fold_disclosure
+    from memhtml.domain.recall_fold import DisclosureCandidate, fold_disclosure
 
     candidates = [
         DisclosureCandidate(

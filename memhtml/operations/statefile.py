@@ -13,8 +13,8 @@ from memhtml.index.access import access_rows, merge_access_row
 from memhtml.index.database import open_database
 from memhtml.operations.indexing import fresh_index
 from memhtml.store.commit import commit_message, commit_subject
+from memhtml.store.generated_files import commit_generated_file
 from memhtml.store.repository import open_store
-from memhtml.store.sidecar import commit_generated_file
 
 SIDECAR_PATH: Final[str] = ".memhtml/state/access.jsonl"
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Final, NamedTuple
 
 from memhtml.contracts.errors import GitFailure, LockTimeout, WriteConflict
-from memhtml.html.jscompat import js_flattened, js_trim, utf16_length, utf16_prefix
+from memhtml.html.javascript_semantics import js_flattened, js_trim, utf16_length, utf16_prefix
 from memhtml.store import interrupts
 from memhtml.store.gitcmd import ZERO_SHA, blob_id, git_text, head_sha, missing_object, run_git, stream_to_git
 from memhtml.store.gitindex import PRIVATE_INDEX_PREFIX, EntriesInPlace, entries_put_in_place, index_locked

@@ -88,5 +88,5 @@ def test_each_handler_reads_exactly_the_flags_of_its_command() -> None:
 
 def test_a_second_handler_for_one_command_is_refused() -> None:
     with pytest.raises(RuntimeError, match="two handlers"):
-        command("search")(lambda door, invocation: None)
+        command("search")(lambda responder, invocation: None)
     assert handler_for("search") is memhtml.cli.app.search_command

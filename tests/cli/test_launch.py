@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memhtml.cli.door import Door
+from memhtml.cli.responder import Responder
 from memhtml.contracts.errors import Interrupted
 from memhtml.launch import INTERRUPTED_ENVELOPE
 
@@ -42,8 +42,8 @@ def _launched_with_a_signal_in(module: str, *arguments: str) -> subprocess.Compl
 
 
 def test_the_launchers_envelope_has_the_shape_of_the_doors_own(capsys: pytest.CaptureFixture[str]) -> None:
-    door = Door(command="write", json_mode=True, dense=False)
-    door.refuse(Interrupted())
+    responder = Responder(command="write", json_mode=True, dense=False)
+    responder.refuse(Interrupted())
     envelope = json.loads(capsys.readouterr().out)
     assert set(envelope) == set(INTERRUPTED_ENVELOPE)
     for key in ("apiVersion", "code", "retryable", "stored"):

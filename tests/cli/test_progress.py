@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from memhtml.cli.door import Door
 from memhtml.cli.progress import TerminalProgress, terminal_progress
+from memhtml.cli.responder import Responder
 from memhtml.index import indexer
 from memhtml.index.database import database_paths
 from memhtml.operations.indexing import rebuild_index
@@ -70,15 +70,15 @@ def test_a_broken_stderr_never_fails_the_command() -> None:
 def test_only_a_terminal_stderr_of_a_rendered_answer_gets_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    with terminal_progress(Door("index rebuild", json_mode=True, dense=False), "index rebuild") as progress:
+    with terminal_progress(Responder("index rebuild", json_mode=True, dense=False), "index rebuild") as progress:
         assert progress is None  # a JSON answer: a program reads these streams
-    with terminal_progress(Door("index rebuild", json_mode=False, dense=False), "index rebuild") as progress:
+    with terminal_progress(Responder("index rebuild", json_mode=False, dense=False), "index rebuild") as progress:
         assert progress is not None
         progress("indexing", 1, 1)
     assert terminal.getvalue().startswith("\rindex rebuild: indexing 1 of 1")
     assert terminal.getvalue().endswith("\r")
     monkeypatch.setattr(sys, "stderr", io.StringIO())
-    with terminal_progress(Door("index rebuild", json_mode=False, dense=False), "index rebuild") as progress:
+    with terminal_progress(Responder("index rebuild", json_mode=False, dense=False), "index rebuild") as progress:
         assert progress is None  # not a terminal
 
 

@@ -23,7 +23,7 @@ from memhtml.html.document import ParsedMemory, parse_memory
 from memhtml.html.hashing import canonical_text_of, content_hash
 from memhtml.html.headedit import add_link, add_meta, remove_link, remove_meta, scan_head, set_meta
 from memhtml.html.identity import set_event_time
-from memhtml.html.jscompat import js_trim
+from memhtml.html.javascript_semantics import js_trim
 from memhtml.html.serialize import canonical_article, canonical_article_tree
 from memhtml.html.validate import MemoryCheck, check_article_fragment, check_memory, inspect_memory
 from memhtml.operations.screening import markup_problems

@@ -18,7 +18,7 @@ from memhtml.html.document import parse_memory
 from memhtml.html.escaping import escape_attribute, escape_text
 from memhtml.html.hashing import content_hash
 from memhtml.html.headedit import add_link, add_meta, remove_link, remove_meta, scan_head, set_meta
-from memhtml.html.jscompat import collapsed
+from memhtml.html.javascript_semantics import collapsed
 from memhtml.html.serialize import canonical_article
 from memhtml.html.template import (
     MemoryHead,

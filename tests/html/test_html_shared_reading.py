@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memhtml.html.document import ParsedMemory, parse_memory_tree
-from memhtml.html.jscompat import JS_WHITESPACE, collapse_ascii_whitespace, js_word_count
+from memhtml.html.javascript_semantics import JS_WHITESPACE, collapse_ascii_whitespace, js_word_count
 from memhtml.html.parser import parse_document
 from memhtml.html.validate import check_memory_tree, inspect_memory
 from tests.html.memory_file_examples import FILE_A

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memhtml.html.jscompat import js_to_fixed_2
+from memhtml.html.javascript_semantics import js_to_fixed_2
 from memhtml.html.template import (
     MemoryHead,
     finish_article,

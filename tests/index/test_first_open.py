@@ -12,7 +12,7 @@ import pytest
 
 from memhtml.contracts.errors import StorageFailure
 from memhtml.index.database import database_paths, open_database
-from memhtml.index.turnstile import TURNSTILE_SUFFIX
+from memhtml.index.writer_preference import TURNSTILE_SUFFIX
 from tests.conftest import run_cli
 
 

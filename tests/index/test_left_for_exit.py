@@ -136,7 +136,7 @@ def test_a_connection_left_for_the_exit_is_let_go_before_the_writers_turnstile_i
         pass
     assert len(database_module._left_for_exit) == 1
     free_at_the_turnstile: list[bool] = []
-    passing = database_module.turnstile
+    passing = database_module.writers_first
 
     @contextmanager
     def observed(index_file: Path, *, writer: bool, wait_seconds: float) -> Iterator[None]:
@@ -144,7 +144,7 @@ def test_a_connection_left_for_the_exit_is_let_go_before_the_writers_turnstile_i
         with passing(index_file, writer=writer, wait_seconds=wait_seconds):
             yield
 
-    monkeypatch.setattr(database_module, "turnstile", observed)
+    monkeypatch.setattr(database_module, "writers_first", observed)
     with open_database(tmp_path) as database:
         assert not database.read_only
     assert free_at_the_turnstile == [True]

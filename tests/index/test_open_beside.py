@@ -14,7 +14,7 @@ import pytest
 
 from memhtml.contracts.errors import LockTimeout
 from memhtml.index.database import database_paths, open_database
-from memhtml.index.turnstile import TURNSTILE_SUFFIX
+from memhtml.index.writer_preference import TURNSTILE_SUFFIX
 from tests.conftest import another_process_takes_the_index, index_held_by_another_process
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from memhtml.cli.door import WRITE_COMMANDS
 from memhtml.cli.envelope import failure as cli_failure
 from memhtml.cli.envelope import unexpected_failure as cli_unexpected_failure
 from memhtml.cli.grammar_values import value_problem as cli_value_problem
+from memhtml.cli.responder import WRITE_COMMANDS
 from memhtml.contracts.errors import (
     BatchAborted,
     InvalidMemory,

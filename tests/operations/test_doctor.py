@@ -20,7 +20,7 @@ from memhtml.operations.doctor import doctor
 from memhtml.operations.init import init
 from memhtml.operations.lifecycle import archive, link
 from memhtml.operations.write import WriteRequest, write
-from memhtml.store.survey import STALE_GIT_LOCK_SECONDS
+from memhtml.store.health_listing import STALE_GIT_LOCK_SECONDS
 
 NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memhtml.domain.disclosure import MAX_PER_ENTITY
+from memhtml.domain.recall_fold import MAX_PER_ENTITY
 from tests.conftest import run_cli
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memhtml.domain.disclosure import (
+from memhtml.domain.recall_fold import (
     ARC_BODY_BUDGET,
     MAX_PER_ENTITY,
     MEMORY_BODY_BUDGET,

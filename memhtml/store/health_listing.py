@@ -25,7 +25,7 @@ BLOB_SLICE: Final[int] = 2000
 _GIT_LOCKS: Final[tuple[str, ...]] = ("index.lock", "HEAD.lock", "packed-refs.lock")
 
 
-class SurveyedFile(NamedTuple):
+class BucketFile(NamedTuple):
     """One file under a bucket: its blob id (HEAD's, or the working tree's when it differs) and where
     that version lives."""
 
@@ -42,8 +42,8 @@ class LeftoverLock(NamedTuple):
     age_seconds: float
 
 
-class Survey(NamedTuple):
-    files: list[SurveyedFile]
+class BucketListing(NamedTuple):
+    files: list[BucketFile]
     deleted: frozenset[str]  # committed paths gone from the working tree
 
     @property
@@ -52,11 +52,11 @@ class Survey(NamedTuple):
         return frozenset(item.path for item in self.files if item.in_worktree_only) | self.deleted
 
 
-def bucket_files(store: Store) -> Survey:
+def bucket_files(store: Store) -> BucketListing:
     """Every file under the buckets as the working tree holds it: HEAD's blob for clean paths, the disk
     copy for modified or untracked ones (its blob id is known once it is read); deleted paths apart."""
     files = {
-        path: SurveyedFile(path, sha, False, symlink=mode == SYMLINK_MODE)
+        path: BucketFile(path, sha, False, symlink=mode == SYMLINK_MODE)
         for path, mode, sha in tree_blobs(store.root, "HEAD")
     }
     deleted: set[str] = set()
@@ -66,16 +66,16 @@ def bucket_files(store: Store) -> Survey:
             deleted.add(path)
             files.pop(path, None)
         elif os.path.lexists(target):
-            files[path] = SurveyedFile(path, "", True, symlink=target.is_symlink())
-    return Survey(sorted(files.values(), key=lambda item: item.path), frozenset(deleted))
+            files[path] = BucketFile(path, "", True, symlink=target.is_symlink())
+    return BucketListing(sorted(files.values(), key=lambda item: item.path), frozenset(deleted))
 
 
-def file_contents(store: Store, files: Iterable[SurveyedFile]) -> Iterator[list[tuple[SurveyedFile, bytes | None]]]:
+def file_contents(store: Store, files: Iterable[BucketFile]) -> Iterator[list[tuple[BucketFile, bytes | None]]]:
     """The bytes of `files` in slices of BLOB_SLICE (committed blobs in one `cat-file` per slice, working
     tree copies hashed and read without following a link); None for a file that cannot be read or is a
     symlink. A working-tree copy comes back with its blob id."""
     reader = GitCorpusReader(store.root)
-    batch: list[SurveyedFile] = []
+    batch: list[BucketFile] = []
     for item in files:
         batch.append(item)
         if len(batch) >= BLOB_SLICE:
@@ -85,10 +85,10 @@ def file_contents(store: Store, files: Iterable[SurveyedFile]) -> Iterator[list[
         yield _read_slice(reader, batch)
 
 
-def _read_slice(reader: GitCorpusReader, batch: list[SurveyedFile]) -> list[tuple[SurveyedFile, bytes | None]]:
+def _read_slice(reader: GitCorpusReader, batch: list[BucketFile]) -> list[tuple[BucketFile, bytes | None]]:
     committed = reader.blobs(item.blob for item in batch if not item.in_worktree_only and not item.symlink)
     on_disk = reader.worktree_blobs([item.path for item in batch if item.in_worktree_only and not item.symlink])
-    answered: list[tuple[SurveyedFile, bytes | None]] = []
+    answered: list[tuple[BucketFile, bytes | None]] = []
     for item in batch:
         if item.symlink:
             answered.append((item, None))

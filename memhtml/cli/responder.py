@@ -1,6 +1,6 @@
 """How one invocation answers: JSON envelope or rich rendering, exit status, and stderr for logs.
 
-A `Door` is built once per process from the parsed command line and the configuration; commands hand
+A `Responder` is built once per process from the parsed command line and the configuration; commands hand
 it a result or an error and it writes exactly one answer.
 """
 
@@ -24,7 +24,7 @@ LANDING_COMMANDS = WRITE_COMMANDS | frozenset(
 )
 
 
-class Door:
+class Responder:
     """How one command answers: JSON or rendered text, the exit status, and whether it has answered.
 
     The entry point sets `root` once it has resolved the store the command works on.

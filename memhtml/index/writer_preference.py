@@ -31,7 +31,7 @@ TURNSTILE_SUFFIX = ".turnstile"
 
 
 @contextlib.contextmanager
-def turnstile(index_file: Path, *, writer: bool, wait_seconds: float) -> Iterator[None]:
+def writers_first(index_file: Path, *, writer: bool, wait_seconds: float) -> Iterator[None]:
     """Pass the turnstile of `index_file` (a reader) or hold it for the block (a writer); after
     `wait_seconds` without it, go on without it."""
     descriptor = _opened(index_file.with_name(index_file.name + TURNSTILE_SUFFIX), create=writer)
