@@ -103,7 +103,8 @@ class Database:
     def rows(self, sql: str, parameters: Mapping[str, Any] | Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
         """Run a statement and fetch every row (never leaves an unfinished result behind)."""
         try:
-            return self._connection.execute(sql, parameters).fetchall()
+            with interrupts_raised():
+                return self._connection.execute(sql, parameters).fetchall()
         except duckdb.Error as error:
             if _reports_damage(error):  # retrying reads the same wrong bytes
                 raise DamagedIndex(
@@ -124,17 +125,21 @@ class Database:
         the new rows into the file itself. Otherwise they are written to the write-ahead log, which a
         close checkpoints into the file once it is long (`LOG_CHECKPOINT_BYTES`): a rebuild's rows would
         pass through the log only to be copied at its close (a measurable share of a rebuild's work)."""
-        self._connection.execute("BEGIN TRANSACTION")
+        with interrupts_raised():
+            self._connection.execute("BEGIN TRANSACTION")
         try:
             try:
                 yield
                 if checkpoint_at_commit:
                     # A commit whose log would pass this size checkpoints instead of writing the log.
-                    self._connection.execute("SET checkpoint_threshold = '1MB'")
+                    with interrupts_raised():
+                        self._connection.execute("SET checkpoint_threshold = '1MB'")
             except BaseException:
-                self._connection.execute("ROLLBACK")
+                with interrupts_raised():
+                    self._connection.execute("ROLLBACK")
                 raise
-            self._connection.execute("COMMIT")
+            with interrupts_raised():
+                self._connection.execute("COMMIT")
         finally:
             if checkpoint_at_commit:
                 with contextlib.suppress(duckdb.Error):  # never in place of the error that ended the work
@@ -286,7 +291,8 @@ class Database:
     def execute_script(self, statements: str) -> None:
         """Run a multi-statement SQL script (a migration)."""
         try:
-            self._connection.execute(statements)
+            with interrupts_raised():
+                self._connection.execute(statements)
         except duckdb.Error as error:
             raise StorageFailure(f"a migration failed ({type(error).__name__}: {error})", []) from error
 
@@ -310,7 +316,8 @@ class Database:
         for catalog, path in self._files.items():
             log = Path(f"{path}.wal")
             if log.exists() and log.stat().st_size > LOG_CHECKPOINT_BYTES:
-                self._connection.execute(f'CHECKPOINT "{catalog}"')
+                with interrupts_raised():
+                    self._connection.execute(f'CHECKPOINT "{catalog}"')
 
 
 # Connections closed by a process that ends with `os._exit` (`lifetime.ends_by_exit`), left open for
@@ -332,6 +339,21 @@ def close_left_connections() -> None:
     while _left_for_exit:
         with contextlib.suppress(duckdb.Error):
             _left_for_exit.pop().close()
+
+
+@contextmanager
+def interrupts_raised() -> Iterator[None]:
+    """Let a signal taken while DuckDB runs a statement end it as a KeyboardInterrupt. A Python signal
+    handler that raises during a statement makes DuckDB cancel it and answer `RuntimeError("Query
+    interrupted")`, dropping the handler's exception: the caller must see the interrupt, not a defect."""
+    try:
+        yield
+    except duckdb.InterruptException as error:
+        raise KeyboardInterrupt from error
+    except RuntimeError as error:
+        if str(error) == "Query interrupted":
+            raise KeyboardInterrupt from error
+        raise
 
 
 def membership(column: str, name: str, values: Collection[Any]) -> tuple[str, dict[str, Any]]:

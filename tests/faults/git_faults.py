@@ -123,6 +123,9 @@ def signal_at_commit(bench: Bench, tries: int) -> Tally:
             said_stored = process.returncode == 0 and bool(envelope.get("data", {}).get("stored"))
         except ValueError:
             said_stored = None  # no answer at all: killed outright
+        else:
+            if str(envelope.get("error", "")).startswith("unexpected failure"):
+                tally.fail(f"try {attempt}: answered a defect, {envelope['error']!r}, not an interrupt")
         if said_stored is None and in_head:
             tally.fail(f"try {attempt}: the commit landed and the process answered nothing (exit {process.returncode})")
         elif said_stored is not None and said_stored != in_head:
