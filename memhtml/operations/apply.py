@@ -12,34 +12,24 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, NamedTuple
 
 from memhtml.contracts.errors import BatchAborted, MemhtmlError, envelope_code
 from memhtml.contracts.instants import format_instant
 from memhtml.domain.conflicts import ClaimFacts
-from memhtml.domain.frames import frame_key
 from memhtml.index.claims import StoredClaim
-from memhtml.index.database import Database
-from memhtml.index.file_lookups import active_paths_by_frame_key
-from memhtml.index.session_links import SessionLink
 from memhtml.operations.batchinput import Cleaning, DecodedOp, Provenance, decode_ops
-from memhtml.operations.conflicts import batch_findings, op_claim, stored_candidates
+from memhtml.operations.conflicts import batch_findings
 from memhtml.operations.indexing import (
     PhaseProgress,
     indexed_active_hashes,
     progress_phase,
-    writable_index,
 )
-from memhtml.operations.nearduplicates import NearDuplicateText, find_near_duplicates
 from memhtml.operations.planning import PARALLEL_MINIMUM_OPS, PickledProjections, plan_all
-from memhtml.operations.write import staging_warning
-from memhtml.store.batch import OpOutcome, PlannedOp, store_batch
+from memhtml.operations.write_pipeline import Assists, staging_warning, store_planned
+from memhtml.store.batch import OpOutcome, PlannedOp
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
-
-# From this many ops on, the index is closed while the batch writes its files, so concurrent readers
-# are not kept waiting for the whole batch; smaller batches keep it open (reopening has a cost of its own).
-RELEASE_INDEX_OPS: Final[int] = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,50 +74,27 @@ def apply(
     ]
     # Index rows of every rendered file, by blob id: the index pass after the commit reuses them.
     known = PickledProjections(dict(plan[1] for plan in rendered if plan is not None and plan[1] is not None))
-    store = open_store(root)
-    with writable_index(store) as index:
-        claims = [
-            op_claim(op.request, plan.placed) if op.request and plan.placed else None
-            for op, plan in zip(decoded, planned, strict=True)
-        ]
-        if options.consolidate == "last-wins":
-            planned = _last_wins(planned, claims, index.database)
-        near = None
-        if options.detect_near_duplicates:
-            near = find_near_duplicates(
-                index.database,
-                [
-                    NearDuplicateText(claim.claim, claim.memory_type, plan.placed.content_hash)
-                    if claim is not None and plan.placed is not None
-                    else None
-                    for claim, plan in zip(claims, planned, strict=True)
-                ],
-            )
-        candidates = None
-        if options.detect_conflicts and index.database is not None:
-            candidates = stored_candidates(index.database, [claim for claim in claims if claim is not None])
-        stored = store_batch(
-            store,
-            planned,
-            index.owners,
-            lambda outcomes, touched: _message(decoded, outcomes, touched),
-            instant=format_instant(moment),
-            atomic=not options.continue_on_error,
-            dry_run=options.dry_run,
-            on_planned=index.release if len(planned) >= RELEASE_INDEX_OPS else None,
-            checking=progress_phase(progress, "checking"),
-            writing=progress_phase(progress, "writing"),
-        )
-        index_warning = None
-        if stored.committed is not None:
-            index_warning = index.follow_commit(_session_links(decoded, stored.outcomes), known, progress)
+    assists = Assists(options.detect_conflicts, options.detect_near_duplicates, options.consolidate)
+    run = store_planned(
+        open_store(root),
+        requests,
+        planned,
+        instant=format_instant(moment),
+        message_for=lambda outcomes, touched: _message(decoded, outcomes, touched),
+        assists=assists,
+        atomic=not options.continue_on_error,
+        dry_run=options.dry_run,
+        known=known,
+        progress=progress,
+    )
+    stored, near, index_warning = run.stored, run.near_duplicates, run.index_warning
     committed = stored.committed
     results = [
         _result(position, op, outcome, plan.consolidated_into, preview=options.dry_run)
-        for position, (op, outcome, plan) in enumerate(zip(decoded, stored.outcomes, planned, strict=True))
+        for position, (op, outcome, plan) in enumerate(zip(decoded, stored.outcomes, run.planned, strict=True))
     ]
     if options.detect_conflicts:
-        _attach_conflicts(results, claims, candidates, stored.outcomes)
+        _attach_conflicts(results, run.claims, run.candidates, stored.outcomes)
     data: dict[str, Any] = {
         "results": results,
         "summary": _summary(stored.outcomes),
@@ -160,28 +127,6 @@ def apply(
             data,
         )
     return ApplyAnswer(data, partial=data["partial"])
-
-
-def _last_wins(
-    planned: list[PlannedOp], claims: Sequence[ClaimFacts | None], database: Database | None
-) -> list[PlannedOp]:
-    """One memory per frame slot: every op but the last on a slot is consolidated into the last, and
-    the active memories on that slot are superseded by it (archived in the batch's one commit)."""
-    slots: dict[str, list[int]] = {}
-    for position, (plan, claim) in enumerate(zip(planned, claims, strict=True)):
-        key = frame_key(claim.claim) if claim is not None and plan.refusal is None else None
-        if key is not None:
-            slots.setdefault(key, []).append(position)
-    stored: dict[str, list[str]] = {}
-    if slots and database is not None:
-        stored = active_paths_by_frame_key(database, slots)
-    result = list(planned)
-    for key, positions in slots.items():
-        winner = positions[-1]
-        for loser in positions[:-1]:
-            result[loser] = result[loser]._replace(consolidated_into=winner)
-        result[winner] = result[winner]._replace(supersedes=tuple(stored.get(key, ())))
-    return result
 
 
 def _attach_conflicts(
@@ -220,17 +165,6 @@ def _message(decoded: Sequence[DecodedOp], outcomes: list[OpOutcome], touched: l
     )
     trailers = [] if source is None else [("Memhtml-Session", source.session_id), ("Memhtml-Prompt", source.prompt_id)]
     return commit_message(subject, trailers)
-
-
-def _session_links(decoded: Sequence[DecodedOp], outcomes: Sequence[OpOutcome]) -> list[SessionLink]:
-    links = []
-    for op, outcome in zip(decoded, outcomes, strict=True):
-        if outcome.stored and outcome.path and op.request is not None and op.request.session_id:
-            request = op.request
-            links.append(
-                SessionLink(outcome.path, "wrote", request.session_id or "", request.prompt_id, request.turn_uuid)
-            )
-    return links
 
 
 def _result(

@@ -305,6 +305,14 @@ class IndexSession:
             self.database = None
             self._released = True
 
+    def _lose(self, failure: MemhtmlError) -> None:
+        """Go on without the index, as a session that could not open it does."""
+        if self._stack is not None:
+            self._stack.close()
+        self.database = None
+        self.problem = failure.message
+        self.repair = None if failure.retryable else _first(failure.suggestions)
+
     def owners(self, content_hashes: Sequence[str]) -> dict[str, ActiveOwner]:
         """The active, non-task memory holding each content hash (for those that have one), with its
         semantic head as indexed; without an index, found by scanning the tree (no head)."""
@@ -317,7 +325,11 @@ class IndexSession:
             return {digest: ActiveOwner(path) for digest, path in found.items() if path is not None}
         # Asked under the store's write lock: catch up first, so a commit that landed since this index
         # was opened (another writer's, while we waited for the lock) is seen and never stored twice.
-        catch_up(self.database, self.reader)
+        try:
+            catch_up(self.database, self.reader)
+        except MemhtmlError as error:  # the index cannot answer: the tree can, and the answer warns
+            self._lose(error)
+            return self.owners(content_hashes)
         rows = active_rows_by_hash(self.database, content_hashes)
         if not rows:
             return {}
@@ -395,13 +407,16 @@ def _listed(path: str, entries: set[str]) -> bool:
 
 
 @contextmanager
-def writable_index(store: Store) -> Iterator[IndexSession]:
-    """A read-write index caught up with HEAD, or a session that says why there is none."""
+def writable_index(store: Store, *, read_before_the_lock: bool = True) -> Iterator[IndexSession]:
+    """A read-write index, or a session that says why there is none. Caught up with HEAD at once when
+    the caller reads it before taking the write lock (`read_before_the_lock`); a write that only asks
+    `owners` leaves the one catch-up to that question, under the lock."""
     with ExitStack() as stack:
         try:
             # The commit this session is for will be indexed and embedded: load that code while DuckDB starts.
             database = stack.enter_context(open_database(store.root, meanwhile=lambda: load_pass_code(embed=True)))
-            catch_up(database, GitCorpusReader(store.root))
+            if read_before_the_lock:
+                catch_up(database, GitCorpusReader(store.root))
         except MemhtmlError as error:
             stack.close()
             yield IndexSession(store, None, error)

@@ -18,9 +18,10 @@ from memhtml.index.session_links import SessionLink
 from memhtml.operations.browse import resolve
 from memhtml.operations.indexing import fresh_index, writable_index
 from memhtml.operations.screening import merged, screen_request, screen_text
-from memhtml.operations.write import WriteRequest, place_memory, staging_warning
+from memhtml.operations.write import WriteRequest, place_memory
+from memhtml.operations.write_pipeline import staging_warning, store_planned
 from memhtml.store.archiving import archived_text
-from memhtml.store.batch import PlannedOp, store_batch
+from memhtml.store.batch import PlannedOp
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.lifecycle import (
     archive_memory,
@@ -182,17 +183,10 @@ def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) 
         commit_subject("write", request.title),
         [("Memhtml-Session", request.session_id), ("Memhtml-Prompt", request.prompt_id)],
     )
-    with writable_index(store) as index:
-        stored = store_batch(store, [PlannedOp(placed)], index.owners, lambda *_: message, instant=instant)
-        outcome = stored.outcomes[0]
-        if outcome.error is not None:
-            raise outcome.error
-        links = [
-            SessionLink(outcome.path or "", "wrote", session, request.prompt_id, request.turn_uuid)
-            for session in [request.session_id]
-            if session
-        ]
-        warning = index.follow_commit(links)
+    run = store_planned(store, [request], [PlannedOp(placed)], instant=instant, message_for=lambda *_: message)
+    outcome = run.stored.outcomes[0]
+    if outcome.error is not None:
+        raise outcome.error
     data = {
         "path": outcome.path,
         "created": True,
@@ -203,7 +197,7 @@ def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) 
         "outcome": outcome.outcome,
         **screened.report(),
     }
-    return _answer(stored.committed, data, warning, [outcome.path or ""])
+    return _answer(run.stored.committed, data, run.index_warning, [outcome.path or ""])
 
 
 def task_status(

@@ -21,8 +21,6 @@ from memhtml.html.identity import Restatement, first_event_time, set_event_time
 from memhtml.html.prose import prose_article, prose_markup
 from memhtml.html.template import MemoryHead, finish_article, meta_line, render_memory_file
 from memhtml.html.validate import inspect_memory
-from memhtml.index.session_links import SessionLink
-from memhtml.operations.indexing import writable_index
 from memhtml.operations.screening import (
     Screened,
     markup_problems,
@@ -31,7 +29,8 @@ from memhtml.operations.screening import (
     refuse_unscreened_article,
     screen_request,
 )
-from memhtml.store.batch import OpOutcome, PlacedMemory, PlannedOp, store_batch
+from memhtml.operations.write_pipeline import Assists, staging_warning, store_planned
+from memhtml.store.batch import OpOutcome, PlacedMemory, PlannedOp
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
 
@@ -115,18 +114,6 @@ class WriteReport(NamedTuple):
         elif not self.index_synced:
             data["index"] = staging_warning([self.path])
         return data
-
-
-def staging_warning(paths: Sequence[str]) -> dict[str, object]:
-    """The commit landed, but the user's git index still shows the old state of `paths` (git refused
-    the entries, or the index file is missing): a plain `git commit` would undo them until the index is
-    brought in line with HEAD, which `doctor --fix` does for every memory path."""
-    shown = " ".join(paths) if len(paths) <= 3 else "the paths in this answer"
-    return {
-        "ok": False,
-        "warning": f"committed, but the git index entries of {shown} could not be brought in line with the commit",
-        "remedy": "memhtml doctor --fix",
-    }
 
 
 def place_memory(request: WriteRequest, now: dt.datetime) -> PlacedMemory:
@@ -251,38 +238,24 @@ def write(
         commit_subject("write", request.title),
         [("Memhtml-Session", request.session_id), ("Memhtml-Prompt", request.prompt_id)],
     )
-    findings: list[dict[str, Any]] | None = None
-    with writable_index(store) as index:
-        if detect_conflicts and index.database is not None:
-            # Imported here: the classifier loads only for the writes that ask for it.
-            from memhtml.operations.conflicts import batch_findings, op_claim, stored_candidates
+    run = store_planned(
+        store,
+        [request],
+        [planned],
+        instant=format_instant(moment),
+        message_for=lambda *_: message,
+        assists=Assists(detect_conflicts=detect_conflicts, detect_near_duplicates=detect_near_duplicates),
+    )
+    outcome: OpOutcome = run.stored.outcomes[0]
+    if outcome.error is not None:
+        raise outcome.error
+    assert outcome.path is not None
+    findings = None
+    if run.candidates is not None:
+        from memhtml.operations.conflicts import batch_findings
 
-            claim = op_claim(request, planned.placed)
-            candidates = stored_candidates(index.database, [claim]) if claim is not None else []
-        near = None
-        if detect_near_duplicates:
-            from memhtml.html.document import parse_memory
-            from memhtml.operations.nearduplicates import NearDuplicateText, find_near_duplicates
-
-            text = request.claim if request.claim is not None else parse_memory(planned.placed.file_text).gist
-            item = NearDuplicateText(text, request.memory_type, planned.placed.content_hash)
-            near = find_near_duplicates(index.database, [item])
-        stored = store_batch(store, [planned], index.owners, lambda *_: message, instant=format_instant(moment))
-        outcome: OpOutcome = stored.outcomes[0]
-        if outcome.error is not None:
-            raise outcome.error
-        assert outcome.path is not None
-        if detect_conflicts and index.database is not None:
-            findings = batch_findings([claim], candidates, [outcome.path])[0] if claim is not None else []
-        index_warning = None
-        if stored.committed is not None:
-            links = (
-                [SessionLink(outcome.path, "wrote", request.session_id, request.prompt_id, request.turn_uuid)]
-                if request.session_id
-                else []
-            )
-            index_warning = index.follow_commit(links)
-    committed = stored.committed
+        findings = batch_findings(run.claims, run.candidates, [outcome.path])[0]
+    committed = run.stored.committed
     return WriteReport(
         stored=outcome.stored,
         outcome=outcome.outcome,
@@ -291,10 +264,10 @@ def write(
         commit_sha=committed.landed.sha if committed is not None else None,
         existing_path=None if outcome.outcome == "written" else outcome.path,
         index_synced=committed.index_synced if committed is not None else True,
-        index_warning=index_warning,
+        index_warning=run.index_warning,
         changed=outcome.changed,
         conflicts=findings,
-        near_duplicates=near,
+        near_duplicates=run.near_duplicates,
         screened=screened,
     )
 

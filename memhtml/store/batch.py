@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, Protocol
 
 from memhtml.contracts.errors import FollowsRefusal, GitFailure, MemhtmlError, StorageFailure, WriteConflict
 from memhtml.contracts.paths import MAX_COLLISION_ORDINAL, memory_filename
@@ -107,27 +107,48 @@ class BatchStored(NamedTuple):
     touched: Sequence[str] = ()  # paths written or rewritten, in first-touch order
 
 
+class BatchHooks(Protocol):
+    """What a batch asks of its caller while the store plans and commits it."""
+
+    def owners(self, content_hashes: Sequence[str]) -> dict[str, ActiveOwner]:
+        """The active, non-task memory holding each of `content_hashes` (asked once, under the lock)."""
+        ...
+
+    def message(self, outcomes: list[OpOutcome], touched: list[str]) -> str:
+        """The commit message for the batch as planned."""
+        ...
+
+    def planned(self) -> None:
+        """The plan no longer needs `owners`: what answered it may be let go of."""
+        ...
+
+    def progress(self, phase: str, done: int, of: int) -> None:
+        """("checking", ops checked, ops): (0, ops) before the write lock is taken, so a wait for it
+        shows, then as the ops are checked under it; ("writing", files written, files) while a large
+        batch is written."""
+        ...
+
+
 def store_batch(
     store: Store,
     ops: Sequence[PlannedOp],
-    owners: ActiveOwners,
-    message_for: Callable[[list[OpOutcome], list[str]], str],
+    hooks: BatchHooks,
     *,
     instant: str,
     atomic: bool = True,
     dry_run: bool = False,
-    on_planned: Callable[[], None] | None = None,
-    checking: Callable[[int, int], None] | None = None,
-    writing: Callable[[int, int], None] | None = None,
 ) -> BatchStored:
-    """Plan every op under the write lock, then (unless refused atomically or dry) commit them as one.
-    `on_planned` is called once the plan no longer needs `owners`. `checking` hears (ops checked, ops):
-    (0, ops) before the write lock is taken, so a wait for it shows, then as the ops are checked under
-    it; `writing` hears (files written, files) while a large batch is written."""
-    if checking is not None:
-        checking(0, len(ops))
+    """Plan every op under the write lock, then (unless refused atomically or dry) commit them as one."""
+
+    def checking(done: int, of: int) -> None:
+        hooks.progress("checking", done, of)
+
+    def writing(done: int, of: int) -> None:
+        hooks.progress("writing", done, of)
+
+    checking(0, len(ops))
     with exclusive(store):
-        plan = _Plan(store, ops, owners, instant)
+        plan = _Plan(store, ops, hooks.owners, instant)
         outcomes = plan.run(stop_at_refusal=atomic, progress=checking)
         if atomic and any(outcome.outcome == "refused" for outcome in outcomes):
             for outcome in outcomes:
@@ -137,11 +158,10 @@ def store_batch(
         plan.settle()
         plan.supersede(outcomes)
         changes = plan.changes()
-        if on_planned is not None:
-            on_planned()  # the lookups are done: the caller may let go of what answered them
+        hooks.planned()
         if dry_run or not changes:
             return BatchStored(outcomes, None, plan.touched)
-        committed = commit_changes(store, changes, message_for(outcomes, plan.touched), progress=writing)
+        committed = commit_changes(store, changes, hooks.message(outcomes, plan.touched), progress=writing)
     return BatchStored(outcomes, committed, plan.touched)
 
 
