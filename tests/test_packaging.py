@@ -10,6 +10,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 PROJECT = Path(__file__).resolve().parent.parent
 
 
@@ -20,7 +22,17 @@ def tracked(*patterns: str) -> list[str]:
     return [line for line in listed.stdout.splitlines() if line]
 
 
-def test_the_wheel_holds_every_module_the_migrations_and_the_model(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "build_environment",
+    [
+        pytest.param({"MEMHTML_PURE_PYTHON": "1"}, id="pure-python-asked-for"),
+        # A machine without a C compiler: a plain install still works, as the pure package.
+        pytest.param({"CC": "/nonexistent/bin/cc"}, id="no-c-compiler"),
+    ],
+)
+def test_the_wheel_holds_every_module_the_migrations_and_the_model(
+    tmp_path: Path, build_environment: dict[str, str]
+) -> None:
     # A pure Python wheel (no mypyc) builds in seconds from the backend the dev extras install; a compiled
     # wheel holds the same files plus the extensions. Built from a copy of the tracked files, so neither
     # an earlier build's leftovers nor untracked files can stand in for what a clean clone holds.
@@ -28,7 +40,8 @@ def test_the_wheel_holds_every_module_the_migrations_and_the_model(tmp_path: Pat
     for name in tracked():
         (source / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(PROJECT / name, source / name)
-    environment = {**os.environ, "MEMHTML_PURE_PYTHON": "1"}
+    environment = {key: value for key, value in os.environ.items() if key != "MEMHTML_PURE_PYTHON"}
+    environment.update(build_environment)
     subprocess.run(
         [
             sys.executable,
@@ -50,6 +63,7 @@ def test_the_wheel_holds_every_module_the_migrations_and_the_model(tmp_path: Pat
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         entry_points = next(archive.read(name).decode() for name in names if name.endswith("entry_points.txt"))
+    assert [name for name in names if name.endswith((".so", ".pyd", ".c"))] == []
     missing_modules = [path for path in tracked("memhtml/*.py") if path not in names]
     assert missing_modules == []
     migrations = tracked("migrations/*.sql", "migrations/*.md")
