@@ -10,7 +10,6 @@ are decoded and rendered before, and how the outcome is answered after.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from memhtml.domain.frames import frame_key
@@ -36,13 +35,15 @@ RELEASE_INDEX_OPS: Final[int] = 200
 MessageFor = Callable[[list[OpOutcome], list[str]], str]
 
 
-@dataclass(frozen=True, slots=True)
-class Assists:
+class Assists(NamedTuple):
     """The report-only assists a write asks for, and `consolidate` (the one that changes the plan)."""
 
     detect_conflicts: bool = False
     detect_near_duplicates: bool = False
     consolidate: str | None = None  # "last-wins": one memory per frame slot
+
+
+NO_ASSISTS: Final[Assists] = Assists()
 
 
 class PipelineRun(NamedTuple):
@@ -64,7 +65,7 @@ def store_planned(
     *,
     instant: str,
     message_for: MessageFor,
-    assists: Assists = Assists(),
+    assists: Assists = NO_ASSISTS,
     atomic: bool = True,
     dry_run: bool = False,
     known: Mapping[str, FileProjection] | None = None,
