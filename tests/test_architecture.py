@@ -121,6 +121,8 @@ def test_a_search_loads_neither_the_commit_machinery_nor_the_recall_fold(store_r
     # Nor the HTML parser and the projection (≈40 ms): a search reads the index, never a file; only a look
     # into a past commit projects the memories the index does not hold.
     assert {"selectolax", "memhtml.html.parser", "memhtml.index.projection", "memhtml.index.asof"} & loaded == set()
+    # Nor the memory file's reader and the semantic head that only a write's dedupe compares.
+    assert {"memhtml.html.document", "memhtml.html.identity"} & loaded == set()
 
 
 def compiled_sources() -> list[Path]:

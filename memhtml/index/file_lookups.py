@@ -6,10 +6,12 @@ which active memories hold a content hash (with the semantic head a merge compar
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from memhtml.html.identity import SemanticHead
 from memhtml.index.database import Database, membership
+
+if TYPE_CHECKING:
+    from memhtml.html.identity import SemanticHead
 
 
 class ActiveRow(NamedTuple):
@@ -66,6 +68,9 @@ def active_rows_by_hash(database: Database, content_hashes: Sequence[str]) -> li
     )
     if not rows:
         return []  # new content, the usual case: one index probe, no scan of the child tables
+    # Imported here: the semantic head brings the memory file's reader, which a read command never needs.
+    from memhtml.html.identity import SemanticHead
+
     paths = [str(row[1]) for row in rows]
     named, parameters = membership("path", "paths", paths)
     entities: dict[str, set[str]] = {}
