@@ -119,31 +119,33 @@ class Database:
     def run(self, sql: str, parameters: Mapping[str, Any] | Sequence[Any] | None = None) -> None:
         self.rows(sql, parameters)
 
+    def _execute(self, sql: str) -> None:
+        """A statement with no rows to fetch (transaction control, a checkpoint, a script), its errors
+        left to the caller; a signal during it is an interrupt (`interrupts_raised`)."""
+        with interrupts_raised():
+            self._connection.execute(sql)
+
     @contextmanager
     def transaction(self, *, checkpoint_at_commit: bool = False) -> Iterator[None]:
         """One transaction. `checkpoint_at_commit`, for a bulk write (a rebuild): the commit checkpoints
         the new rows into the file itself. Otherwise they are written to the write-ahead log, which a
         close checkpoints into the file once it is long (`LOG_CHECKPOINT_BYTES`): a rebuild's rows would
         pass through the log only to be copied at its close (a measurable share of a rebuild's work)."""
-        with interrupts_raised():
-            self._connection.execute("BEGIN TRANSACTION")
+        self._execute("BEGIN TRANSACTION")
         try:
             try:
                 yield
                 if checkpoint_at_commit:
                     # A commit whose log would pass this size checkpoints instead of writing the log.
-                    with interrupts_raised():
-                        self._connection.execute("SET checkpoint_threshold = '1MB'")
+                    self._execute("SET checkpoint_threshold = '1MB'")
             except BaseException:
-                with interrupts_raised():
-                    self._connection.execute("ROLLBACK")
+                self._execute("ROLLBACK")
                 raise
-            with interrupts_raised():
-                self._connection.execute("COMMIT")
+            self._execute("COMMIT")
         finally:
             if checkpoint_at_commit:
                 with contextlib.suppress(duckdb.Error):  # never in place of the error that ended the work
-                    self._connection.execute("RESET checkpoint_threshold")
+                    self._execute("RESET checkpoint_threshold")
 
     def insert_columns(self, table: str, columns: Mapping[str, Sequence[Any]]) -> None:
         """Insert column-shaped rows in one statement; never `executemany` (slower by orders of magnitude)."""
@@ -291,8 +293,7 @@ class Database:
     def execute_script(self, statements: str) -> None:
         """Run a multi-statement SQL script (a migration)."""
         try:
-            with interrupts_raised():
-                self._connection.execute(statements)
+            self._execute(statements)
         except duckdb.Error as error:
             raise StorageFailure(f"a migration failed ({type(error).__name__}: {error})", []) from error
 
@@ -316,8 +317,7 @@ class Database:
         for catalog, path in self._files.items():
             log = Path(f"{path}.wal")
             if log.exists() and log.stat().st_size > LOG_CHECKPOINT_BYTES:
-                with interrupts_raised():
-                    self._connection.execute(f'CHECKPOINT "{catalog}"')
+                self._execute(f'CHECKPOINT "{catalog}"')
 
 
 # Connections closed by a process that ends with `os._exit` (`lifetime.ends_by_exit`), left open for
