@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from memhtml.contracts.commandspec import API_VERSION
-from memhtml.contracts.envelopes import failure_envelope, javascript_numbers, unexpected_error
+from memhtml.contracts.envelopes import API_VERSION, failure_envelope, javascript_numbers, unexpected_error
 from memhtml.contracts.errors import MemhtmlError
 
 EXIT_OK: Final[int] = 0

@@ -12,7 +12,10 @@ import re
 from typing import Final, NamedTuple
 
 from memhtml.cli.grammar_values import value_problem
-from memhtml.contracts.commands import (
+from memhtml.contracts.errors import UsageError
+from memhtml.contracts.limits import MAX_MEMORY_BYTES, size_words
+from memhtml.domain.nearest import SUGGESTION_LIMIT, family_members, nearest, nearest_command_names
+from memhtml.surface.commands import (
     COMMANDS,
     COMPAT_VERSION,
     GLOBAL_FLAGS,
@@ -22,9 +25,6 @@ from memhtml.contracts.commands import (
     FlagType,
     command_named,
 )
-from memhtml.contracts.errors import UsageError
-from memhtml.contracts.limits import MAX_MEMORY_BYTES, size_words
-from memhtml.domain.nearest import SUGGESTION_LIMIT, family_members, nearest, nearest_command_names
 
 UNKNOWN_COMMAND: Final = "ERR_UNKNOWN_COMMAND"
 MISSING_ARGUMENT: Final = "ERR_MISSING_ARGUMENT"

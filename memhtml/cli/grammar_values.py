@@ -13,8 +13,8 @@ import math
 import re
 from typing import Final
 
-from memhtml.contracts.commands import FlagSpec
 from memhtml.contracts.instants import is_sortable_instant
+from memhtml.surface.commands import FlagSpec
 
 # ASCII digits only, matched in full: `\d` and int() also read `١٠` and `２` (other scripts' digits),
 # and `$` admits a trailing newline; a caller reading the command line sees neither as a number.

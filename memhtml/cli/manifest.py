@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memhtml.contracts.commands import (
+from memhtml.contracts.errors import ERROR_CODES, USAGE_ERROR_CODES
+from memhtml.surface.commands import (
     API_VERSION,
     CLI_NAME,
     CLI_SUMMARY,
@@ -24,7 +25,6 @@ from memhtml.contracts.commands import (
     CommandSpec,
     FlagSpec,
 )
-from memhtml.contracts.errors import ERROR_CODES, USAGE_ERROR_CODES
 
 
 def manifest_data(version: str) -> dict[str, Any]:

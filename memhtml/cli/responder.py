@@ -15,13 +15,7 @@ from typing import Any
 
 from memhtml.cli.envelope import EXIT_FAILURE, EXIT_OK, encode, exit_status, failure, success, unexpected_failure
 from memhtml.contracts.errors import MemhtmlError
-
-WRITE_COMMANDS = frozenset({"write", "apply", "batch", "correct", "archive", "link", "task add", "task status"})
-# Commands that change the store (a commit, the state plane, hooks): their exit status says what landed even
-# when the answer cannot be printed. Every other command's answer is its whole result.
-LANDING_COMMANDS = WRITE_COMMANDS | frozenset(
-    {"init", "reinforce", "doctor", "state export", "state import", "hooks install", "hooks uninstall"}
-)
+from memhtml.surface.commands import command_named
 
 
 class Responder:
@@ -30,10 +24,14 @@ class Responder:
     The entry point sets `root` once it has resolved the store the command works on.
     """
 
-    __slots__ = ("answered", "command", "dense", "json_mode", "root", "status")
+    __slots__ = ("answered", "changes_store", "command", "dense", "json_mode", "root", "status", "writes_memories")
 
     def __init__(self, command: str, json_mode: bool, dense: bool) -> None:
         self.command = command
+        spec = command_named(command)
+        # A write's failure says it stored nothing; a change's exit status says what landed (the table says which).
+        self.writes_memories = spec is not None and spec.writes_memories
+        self.changes_store = spec is not None and spec.changes_store
         self.json_mode = json_mode
         self.dense = dense
         self.root: Path | None = None
@@ -51,7 +49,7 @@ class Responder:
             from memhtml.cli.render import render_success
 
             delivered = _delivered(lambda: render_success(response_type, data))
-        if not delivered and self.command not in LANDING_COMMANDS:
+        if not delivered and not self.changes_store:
             # The answer was the whole result; a write's status still says what it stored.
             self.status = EXIT_FAILURE
 
@@ -63,13 +61,13 @@ class Responder:
 
     def refuse(self, error: MemhtmlError) -> None:
         self.answered = True
-        envelope = failure(error, write_command=self.command in WRITE_COMMANDS)
+        envelope = failure(error, write_command=self.writes_memories)
         self._emit_failure(envelope)
         self.status = exit_status(error)
 
     def crash(self, error: BaseException) -> None:
         self.answered = True
-        envelope = unexpected_failure(error, write_command=self.command in WRITE_COMMANDS)
+        envelope = unexpected_failure(error, write_command=self.writes_memories)
         self._emit_failure(envelope)
         self.status = 1
 

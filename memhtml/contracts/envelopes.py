@@ -5,10 +5,12 @@ door it used; a write's envelope also says it stored nothing, and how."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Final
 
-from memhtml.contracts.commandspec import API_VERSION
 from memhtml.contracts.errors import MemhtmlError, envelope_code
+
+# The envelope's version: every answer of either door carries it as `apiVersion`.
+API_VERSION: Final[str] = "1"
 
 
 def failure_envelope(error: MemhtmlError, *, write: bool, unexpected: bool = False) -> dict[str, Any]:

@@ -17,10 +17,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, NamedTuple
 
-from memhtml.contracts.commands import FlagSpec, command_named
 from memhtml.contracts.errors import UsageError
 from memhtml.contracts.instants import is_sortable_instant
 from memhtml.domain.nearest import nearest
+from memhtml.surface.commands import FlagSpec, command_named
 
 INVALID: Final = "ERR_INVALID_FLAG"
 MISSING: Final = "ERR_MISSING_ARGUMENT"

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from memhtml.contracts.commands import command_named
 from memhtml.contracts.vocabulary import MEMORY_TYPES
 from memhtml.mcp import calls
 from memhtml.mcp.calls import Answer
 from memhtml.mcp.params import Arguments, Param, flag_rule, input_schema, positional_rule
+from memhtml.surface.commands import command_named
 
 # Agents may not write `arc`: an agent naming an arc asserts a conclusion the corpus has not earned
 # (the CLI admits it on the operator surface only).
@@ -31,10 +31,14 @@ class Tool(NamedTuple):
     params: tuple[Param, ...]
     run: Callable[[Path, Arguments], Answer]
     read_only: bool
-    # A write's failure says `stored: false` and its outcome, as the CLI's write commands' do.
-    writes: bool = False
     note: str = ""  # what the MCP door adds to the command's summary
     exactly_one: tuple[str, str] | None = None
+
+    @property
+    def writes(self) -> bool:
+        """A write's failure says `stored: false` and its outcome, as its CLI command's does (the table says which)."""
+        spec = command_named(self.command)
+        return spec is not None and spec.writes_memories
 
     @property
     def description(self) -> str:
@@ -195,7 +199,6 @@ TOOLS: Final[tuple[Tool, ...]] = (
         ),
         calls.memory_write,
         read_only=False,
-        writes=True,
         note="Every answer says `stored` and `outcome` (written, unchanged, updated); a refusal is an error result.",
         exactly_one=BODY_OR_ARTICLE,
     ),
@@ -219,7 +222,6 @@ TOOLS: Final[tuple[Tool, ...]] = (
         ),
         calls.memory_write_batch,
         read_only=False,
-        writes=True,
         note="Atomic unless continue_on_error: one refused op stores nothing and the error result carries "
         "every op's result under `data`.",
     ),
@@ -283,7 +285,6 @@ TOOLS: Final[tuple[Tool, ...]] = (
         ),
         calls.memory_correct,
         read_only=False,
-        writes=True,
         exactly_one=BODY_OR_ARTICLE,
     ),
     Tool(
@@ -296,7 +297,6 @@ TOOLS: Final[tuple[Tool, ...]] = (
         ),
         calls.memory_link,
         read_only=False,
-        writes=True,
         note="Task rels (blocks, subtask_of) link two tasks.",
     ),
     Tool(
@@ -328,7 +328,6 @@ TOOLS: Final[tuple[Tool, ...]] = (
         ),
         calls.memory_archive,
         read_only=False,
-        writes=True,
     ),
     Tool(
         "memory_reinforce",
@@ -375,7 +374,6 @@ TOOLS: Final[tuple[Tool, ...]] = (
         ),
         calls.task_add,
         read_only=False,
-        writes=True,
     ),
     Tool(
         "task_status",
@@ -387,7 +385,6 @@ TOOLS: Final[tuple[Tool, ...]] = (
         ),
         calls.task_status,
         read_only=False,
-        writes=True,
     ),
     Tool(
         "task_list",

@@ -16,7 +16,7 @@ import pytest
 import memhtml.cli.app
 import memhtml.cli.health
 from memhtml.cli.dispatch import command, handler_for, registered_commands
-from memhtml.contracts.commands import COMMANDS, command_named
+from memhtml.surface.commands import COMMANDS, command_named
 
 DESCRIBING = {"manifest", "help"}
 ACCESSORS = {"text", "texts", "flag", "integer", "number"}

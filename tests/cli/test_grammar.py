@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memhtml.cli.grammar import Invocation, parse_command_line
-from memhtml.contracts.commands import ADDED_COMMANDS, COMMANDS, GLOBAL_FLAGS, NOT_YET_BUILT, command_named
 from memhtml.contracts.errors import USAGE_ERROR_CODES, UsageError
 from memhtml.domain.nearest import (
     distance_budget,
@@ -21,6 +20,7 @@ from memhtml.domain.nearest import (
     nearest,
     nearest_command_names,
 )
+from memhtml.surface.commands import ADDED_COMMANDS, COMMANDS, GLOBAL_FLAGS, NOT_YET_BUILT, command_named
 
 TYPES = "episodic, semantic, procedural, agent_insight, user_preference, error_pattern, verdict, precedent, arc, task"
 # The original's 47 command names, frozen so the suggestion rule is checked against its real table.

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from memhtml.cli.manifest import help_data, help_markdown, manifest_data, usage_line
-from memhtml.contracts.commands import ADDED_COMMANDS, COMMANDS, command_named
+from memhtml.surface.commands import ADDED_COMMANDS, COMMANDS, command_named
 
 # Frozen from memhtml 0.15.1's manifest so these tests need no installed original.
 ORIGINAL_RESPONSE_TYPES = [

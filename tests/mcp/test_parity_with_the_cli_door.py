@@ -11,7 +11,6 @@ import pytest
 from memhtml.cli.envelope import failure as cli_failure
 from memhtml.cli.envelope import unexpected_failure as cli_unexpected_failure
 from memhtml.cli.grammar_values import value_problem as cli_value_problem
-from memhtml.cli.responder import WRITE_COMMANDS
 from memhtml.contracts.errors import (
     BatchAborted,
     InvalidMemory,
@@ -24,6 +23,7 @@ from memhtml.contracts.errors import (
 from memhtml.mcp.answers import crashed, failure
 from memhtml.mcp.params import value_problem
 from memhtml.mcp.tools import TOOLS
+from memhtml.surface.commands import COMMANDS
 
 ERRORS: list[MemhtmlError] = [
     UsageError("ERR_INVALID_FLAG", "bad value", ["memhtml help write"]),
@@ -38,9 +38,24 @@ ERRORS: list[MemhtmlError] = [
 ]
 
 
+# The original's write commands: a failure of one of them says `stored: false` and its outcome.
+WRITE_COMMANDS = {"write", "apply", "batch", "correct", "archive", "link", "task add", "task status"}
+# Commands that change the store without writing memories: their exit status says what landed.
+CHANGE_COMMANDS = {"init", "reinforce", "doctor", "state export", "state import", "hooks install", "hooks uninstall"}
+
+
+def test_the_table_says_which_commands_write_and_which_change_the_store() -> None:
+    assert {command.name for command in COMMANDS if command.writes_memories} == WRITE_COMMANDS
+    assert {command.name for command in COMMANDS if command.changes_store} == WRITE_COMMANDS | CHANGE_COMMANDS
+
+
 def test_every_tool_is_a_write_exactly_when_its_cli_command_is() -> None:
-    for tool in TOOLS:
-        assert tool.writes == (tool.command in WRITE_COMMANDS), tool.name
+    writing_tools = {tool.name for tool in TOOLS if tool.writes}
+    assert writing_tools == {tool.name for tool in TOOLS if tool.command in WRITE_COMMANDS}
+    assert writing_tools == {
+        "memory_write", "memory_write_batch", "memory_correct", "memory_link", "memory_archive", "task_add",
+        "task_status",
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize("error", ERRORS, ids=lambda error: type(error).__name__)

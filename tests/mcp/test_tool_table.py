@@ -11,11 +11,11 @@ from typing import Any
 
 import anyio
 
-from memhtml.contracts.commands import command_named
 from memhtml.contracts.vocabulary import MEMORY_TYPES
 from memhtml.mcp.answers import snake_keys
 from memhtml.mcp.server import tool_definitions
 from memhtml.mcp.tools import TOOLS
+from memhtml.surface.commands import command_named
 from tests.mcp.stdio_session import payload, server_session
 from tests.mcp.test_stdio_end_to_end import EXPECTED_TOOLS
 

@@ -1,7 +1,7 @@
 """The command table: every command, argument and flag the CLI accepts, with the manifest's metadata.
 
 This is the one source the argument grammar, the manifest, per-command help and AGENTS.md are
-projected from. The shapes live in `commandspec`, the write doors' shared flags in `writeflags`, the
+projected from. The shapes live in `command_shapes`, the write doors' shared flags in `write_flags`, the
 write lifecycle's commands in `lifecycle_commands` and the store-health commands in `health_commands`.
 """
 
@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from memhtml.contracts.commandspec import (
-    API_VERSION,
+from memhtml.contracts.envelopes import API_VERSION
+from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, PARA_BUCKETS
+from memhtml.surface.command_shapes import (
     CLI_NAME,
     CLI_SUMMARY,
     COMPAT_VERSION,
@@ -25,8 +26,8 @@ from memhtml.contracts.commandspec import (
     GuideTopic,
     ValueFormat,
 )
-from memhtml.contracts.health_commands import ADDED_HEALTH_COMMANDS, HEALTH_COMMANDS
-from memhtml.contracts.lifecycle_commands import (
+from memhtml.surface.health_commands import ADDED_HEALTH_COMMANDS, HEALTH_COMMANDS
+from memhtml.surface.lifecycle_commands import (
     APPLY_COMMANDS,
     ARCHIVE_COMMAND,
     CONFLICTS_AUDIT_COMMAND,
@@ -36,8 +37,7 @@ from memhtml.contracts.lifecycle_commands import (
     TASK_COMMANDS,
     WHY_COMMAND,
 )
-from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, PARA_BUCKETS
-from memhtml.contracts.writeflags import (
+from memhtml.surface.write_flags import (
     CLAIM_OR_ARTICLE,
     DETECT_CONFLICTS_FLAG,
     DETECT_NEAR_DUPLICATES_FLAG,
@@ -176,6 +176,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
     ),
     CommandSpec(
         name="init",
+        effect="changes",
         summary="Scaffold a memory repo at --repo/$MEMHTML_ROOT: git init, PARA dirs, merge driver.",
         args=(),
         flags=(),
@@ -185,6 +186,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
     ),
     CommandSpec(
         name="write",
+        effect="writes",
         summary="Write one memory. Content-hash duplicates return the existing path, uncommitted.",
         args=(),
         flags=(*WRITE_FLAGS, DETECT_CONFLICTS_FLAG, DETECT_NEAR_DUPLICATES_FLAG),
@@ -318,6 +320,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
     WHY_COMMAND,
     CommandSpec(
         name="reinforce",
+        effect="changes",
         summary="Bump access bookkeeping, gated by a 900-second per-path cooldown that a plain `read` does not trip.",
         args=(
             ArgSpec(
@@ -594,6 +597,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
     ),
     CommandSpec(
         name="state export",
+        effect="changes",
         summary="Write .memhtml/state/access.jsonl, the only durable copy of the state plane, and commit.",
         args=(),
         flags=(),
@@ -603,6 +607,7 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
     ),
     CommandSpec(
         name="state import",
+        effect="changes",
         summary="Replay the committed sidecar into the state plane (.memhtml/state.duckdb). Counters "
         "merge by max, never last-wins.",
         args=(),

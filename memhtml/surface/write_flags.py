@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from memhtml.contracts.commandspec import ExactlyOneOf, FlagSpec
 from memhtml.contracts.vocabulary import MEMORY_TYPES
+from memhtml.surface.command_shapes import ExactlyOneOf, FlagSpec
 
 SESSION_FLAG = FlagSpec("session-id", "string", "The Claude Code session. Stamped into the head AND indexed as a link.")
 PROMPT_FLAG = FlagSpec("prompt-id", "string", "The prompt within that session.")

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from memhtml.contracts.commandspec import ArgSpec, CommandSpec, FlagSpec
+from memhtml.surface.command_shapes import ArgSpec, CommandSpec, FlagSpec
 
 DOCTOR_COMMAND: Final[CommandSpec] = CommandSpec(
     name="doctor",
+    effect="changes",
     summary="Corpus health: every file under the buckets checked (format, safety notary, memory paths), "
     "the index against the tree, dangling links, orphan state rows, inbox depth, tasks, vectors, "
     "what a killed writer or git left. Exit 1 when the store is unhealthy.",
@@ -73,6 +74,7 @@ VALIDATE_COMMAND: Final[CommandSpec] = CommandSpec(
 HOOKS_COMMANDS: Final[tuple[CommandSpec, ...]] = (
     CommandSpec(
         name="hooks install",
+        effect="changes",
         summary="Install a git pre-commit hook in the store that runs `validate --staged` through this "
         "installation's Python, so a commit carrying an invalid or unsafe memory file is refused. "
         "Respects core.hooksPath; idempotent.",
@@ -93,6 +95,7 @@ HOOKS_COMMANDS: Final[tuple[CommandSpec, ...]] = (
     ),
     CommandSpec(
         name="hooks uninstall",
+        effect="changes",
         summary="Remove the pre-commit hook `hooks install` wrote. A hook memhtml did not write, or one "
         "edited since, is left alone.",
         args=(),

@@ -16,11 +16,15 @@ REINFORCE_SIGNALS: Final[tuple[str, ...]] = ("positive", "negative", "neutral")
 # `YYYY-MM-DD` or `YYYY-MM-DDThh:mm:ssZ`; `instant-or-commit` either of those or a commit sha of
 # 4 to 40 hex digits; `entity` `type:name`; `facet` `name=value` with a non-blank name; `nonblank`
 # any text that is not empty or whitespace only.
+# What running a command does to the store. `writes` stores, corrects or retires memories: its failure
+# says `stored: false` and its outcome. `changes` commits or changes other state (the state plane, git
+# hooks, a new repository, an access count): its exit status says what landed even when its answer could
+# not be printed. `reads` changes nothing, so an answer that could not be printed fails the command.
+CommandEffect = Literal["reads", "changes", "writes"]
 ValueFormat = Literal["number", "instant", "instant-or-commit", "entity", "facet", "nonblank"]
 
 CLI_NAME: Final[str] = "memhtml"
 CLI_SUMMARY: Final[str] = "Read and write the git-backed memory repo."
-API_VERSION: Final[str] = "1"
 # The original release whose command contract this table keeps.
 COMPAT_VERSION: Final[str] = "0.15.1"
 
@@ -86,10 +90,20 @@ class CommandSpec(NamedTuple):
     opens_repo: bool
     exactly_one_of: tuple[ExactlyOneOf, ...] = ()
     reads_stdin: bool = False  # a lone positional `-` names stdin (not an argument of the contract)
+    effect: CommandEffect = "reads"
 
     def flag(self, name: str) -> FlagSpec | None:
         """This command's own flag called `name` (globals are not included)."""
         return next((flag for flag in self.flags if flag.name == name), None)
+
+    @property
+    def writes_memories(self) -> bool:
+        return self.effect == "writes"
+
+    @property
+    def changes_store(self) -> bool:
+        """True for a command whose success is what it changed, not what it printed."""
+        return self.effect != "reads"
 
     @property
     def family(self) -> str | None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from memhtml.contracts.commandspec import ArgSpec, CommandSpec, FlagSpec
 from memhtml.contracts.vocabulary import MEMORY_RELS, MEMORY_TYPES, TASK_RELS, TASK_STATUSES
-from memhtml.contracts.writeflags import (
+from memhtml.surface.command_shapes import ArgSpec, CommandSpec, FlagSpec
+from memhtml.surface.write_flags import (
     CLAIM_OR_ARTICLE,
     DETECT_CONFLICTS_FLAG,
     DETECT_NEAR_DUPLICATES_FLAG,
@@ -77,6 +77,7 @@ _APPLY_FLAGS: Final[tuple[FlagSpec, ...]] = (
 APPLY_COMMANDS: Final[tuple[CommandSpec, ...]] = (
     CommandSpec(
         name="apply",
+        effect="writes",
         summary="Write many memories from a JSONL op stream: ONE commit, ONE index update, per-op results.",
         args=(),
         flags=_APPLY_FLAGS,
@@ -91,6 +92,7 @@ APPLY_COMMANDS: Final[tuple[CommandSpec, ...]] = (
     ),
     CommandSpec(
         name="batch",
+        effect="writes",
         summary="The same as `apply` (JSONL ops, one commit, one index pass).",
         args=(),
         flags=_APPLY_FLAGS,
@@ -105,6 +107,7 @@ _TARGET_ARG = ArgSpec("target", "The memory to supersede (an active memory path)
 
 CORRECT_COMMAND: Final[CommandSpec] = CommandSpec(
     name="correct",
+    effect="writes",
     summary="Supersede a memory: write the new file and archive the target in ONE commit.",
     args=(_TARGET_ARG,),
     flags=(
@@ -140,6 +143,7 @@ CORRECT_COMMAND: Final[CommandSpec] = CommandSpec(
 
 LINK_COMMAND: Final[CommandSpec] = CommandSpec(
     name="link",
+    effect="writes",
     summary="Add an authored edge to the source file and commit it. Idempotent.",
     args=(
         ArgSpec("src", "The memory that states the edge (the file that carries the <link>).", required=True),
@@ -159,6 +163,7 @@ LINK_COMMAND: Final[CommandSpec] = CommandSpec(
 
 ARCHIVE_COMMAND: Final[CommandSpec] = CommandSpec(
     name="archive",
+    effect="writes",
     summary="Soft-evict: `git mv` into archive/<YYYY>/ with the archive stamps. Never a delete.",
     args=(ArgSpec("path", "The active memory to archive.", required=True),),
     flags=(
@@ -200,6 +205,7 @@ _TASK_WRITE_FLAGS: Final[tuple[FlagSpec, ...]] = (
 TASK_COMMANDS: Final[tuple[CommandSpec, ...]] = (
     CommandSpec(
         name="task add",
+        effect="writes",
         summary="Open a task: a `task` memory in projects/<ws>/tasks/ or areas/inbox/tasks/.",
         args=(),
         flags=_TASK_WRITE_FLAGS,
@@ -212,6 +218,7 @@ TASK_COMMANDS: Final[tuple[CommandSpec, ...]] = (
     ),
     CommandSpec(
         name="task status",
+        effect="writes",
         summary="Move a task's status. `done` stamps AND archives it, in one commit.",
         args=(
             ArgSpec("path", "The task.", required=True),
