@@ -7,6 +7,7 @@ plus, for write commands, `stored: false` and the `outcome`. Exit 0 success, 2 u
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Final
 
 from memhtml.contracts.envelopes import API_VERSION, failure_envelope, javascript_numbers, unexpected_error
@@ -18,7 +19,7 @@ EXIT_USAGE: Final[int] = 2
 EXIT_PARTIAL: Final[int] = 3
 
 
-def success(response_type: str, data: dict[str, Any]) -> dict[str, Any]:
+def success(response_type: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return {"apiVersion": API_VERSION, "type": response_type, "data": data}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Mapping
 from typing import Any, Final
 
 from rich.console import Console, Group
@@ -13,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 
-def render_success(response_type: str, data: dict[str, Any]) -> None:
+def render_success(response_type: str, data: Mapping[str, Any]) -> None:
     console = Console()
     if response_type == "validate.report":
         console.print(Panel(_validation(data), title=response_type, title_align="left", border_style="green"))
@@ -50,7 +51,7 @@ def render_markdown(markdown: str) -> None:
     Console().print(Markdown(markdown))
 
 
-def _validation(data: dict[str, Any]) -> Text:
+def _validation(data: Mapping[str, Any]) -> Text:
     """A `validate.report` as a listing: every violation under its file, then warnings and skips."""
     text = Text(f"{data['checked']} memory file(s) checked, {data['invalid']} invalid", style="bold")
     sections = (("violations", "red"), ("warnings", "yellow"), ("skipped", "dim"))
@@ -73,7 +74,7 @@ _DOCTOR_ALWAYS: tuple[str, ...] = ("healthy", "root", "headSha", "filesChecked",
 RENDERED_FINDINGS: Final[int] = 20
 
 
-def _doctor_findings(data: dict[str, Any]) -> dict[str, Any]:
+def _doctor_findings(data: Mapping[str, Any]) -> Mapping[str, Any]:
     """A person reads a doctor report for what is wrong: empty findings and false flags are left out,
     and a long finding shows its first entries and how many more there are."""
     kept = {
@@ -103,7 +104,7 @@ def _first_entries(value: Any) -> Any:
 RENDERED_OPS: Final[int] = 20
 
 
-def _batch(data: dict[str, Any]) -> Group:
+def _batch(data: Mapping[str, Any]) -> Group:
     """A batch answer as a person reads it: the counts, whether and where it landed, then a row per op.
     Past `RENDERED_OPS` ops, the rows are every op that went wrong (refused, failed, in conflict) and
     then the first ops, up to that many, and a last line says how many more there are."""
@@ -159,7 +160,7 @@ def _op_cells(result: dict[str, Any]) -> tuple[Text, Text]:
     return outcome, detail
 
 
-def _tone(data: dict[str, Any]) -> str:
+def _tone(data: Mapping[str, Any]) -> str:
     if data.get("stored") is False or data.get("healthy") is False:
         return "yellow"
     return "green"

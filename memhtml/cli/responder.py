@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ class Responder:
         self.status = EXIT_OK
         self.answered = False
 
-    def answer(self, response_type: str, data: dict[str, Any], status: int = EXIT_OK) -> None:
+    def answer(self, response_type: str, data: Mapping[str, Any], status: int = EXIT_OK) -> None:
         """Answer a result; `status` 3 says some of it was stored and some refused (partial)."""
         self.status = status
         self.answered = True

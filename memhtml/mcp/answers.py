@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any, Final
 
 import mcp_types as types
@@ -33,7 +34,7 @@ _CAMEL_KEY: Final = re.compile(r"^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$")
 _HUMP: Final = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 
-def answered(data: dict[str, Any], *, partial: bool = False) -> types.CallToolResult:
+def answered(data: Mapping[str, Any], *, partial: bool = False) -> types.CallToolResult:
     """A result; `partial` (some ops stored, some refused: CLI exit 3) still answers as an error."""
     return _result(snake_keys(data), is_error=partial)
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class Answer(NamedTuple):
     """An operation's data; `partial` when some of a batch was stored and some refused (CLI exit 3)."""
 
-    data: dict[str, Any]
+    data: Mapping[str, Any]
     partial: bool = False
 
 
