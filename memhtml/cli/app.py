@@ -4,21 +4,20 @@ renders the answer.
 The contract grammar (`memhtml.cli.grammar`) has parsed the whole command line and refused every
 usage error before a command runs: flags are known, typed, range-checked and present when required.
 A command therefore only reads typed values from the `Invocation`; the global flags travel in the
-`Responder`. No second parser runs (typer did, once: a cost in every command for a parse already made).
+`Responder`. The commands the MCP server serves too hand the `Invocation` to `memhtml.surface.calls`,
+which builds their requests for both doors. No second parser runs (typer did, once: a cost in every
+command for a parse already made).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from memhtml.cli.dispatch import command
 from memhtml.cli.grammar import Invocation
 from memhtml.cli.responder import Responder
 from memhtml.contracts.errors import UsageError
-
-if TYPE_CHECKING:
-    from memhtml.operations.retrieval import RetrievalRequest
+from memhtml.surface import calls
 
 
 def _root(responder: Responder) -> Path:
@@ -55,27 +54,6 @@ def _name(invocation: Invocation) -> str:
     return invocation.command.name if invocation.command else ""
 
 
-def _provenance(invocation: Invocation) -> dict[str, Any]:
-    """The session, prompt and turn a write records, as `WriteRequest` fields."""
-    return {
-        "session_id": invocation.text("session-id"),
-        "prompt_id": invocation.text("prompt-id"),
-        "turn_uuid": invocation.text("turn-uuid"),
-    }
-
-
-def _cleaning(invocation: Invocation) -> dict[str, Any]:
-    """Whether secrets are redacted and invisible characters stripped, as `WriteRequest` fields."""
-    return {"redact": invocation.flag("redact"), "strip_invisible": invocation.flag("strip-invisible")}
-
-
-def _detections(invocation: Invocation) -> dict[str, Any]:
-    return {
-        "detect_conflicts": invocation.flag("detect-conflicts"),
-        "detect_near_duplicates": invocation.flag("detect-near-duplicates"),
-    }
-
-
 @command("init")
 def init_command(responder: Responder, invocation: Invocation) -> None:
     """Scaffold a memory repo: git init, PARA dirs, merge driver."""
@@ -87,27 +65,7 @@ def init_command(responder: Responder, invocation: Invocation) -> None:
 @command("write")
 def write_command(responder: Responder, invocation: Invocation) -> None:
     """Write one memory; an identical active memory is reported, not stored twice."""
-    from memhtml.operations.write import WriteRequest, write
-
-    request = WriteRequest(
-        title=_text(invocation, "title"),
-        memory_type=_text(invocation, "type"),
-        claim=invocation.text("claim"),
-        bodies=invocation.texts("body"),
-        article_html=invocation.text("article-html"),
-        path=invocation.text("path"),
-        strict_path=invocation.flag("strict-path"),
-        workspace=invocation.text("workspace"),
-        tags=invocation.texts("tag"),
-        entities=invocation.texts("entity"),
-        importance=invocation.integer("importance"),
-        confidence=invocation.number("confidence"),
-        event_at=invocation.text("event-at"),
-        **_provenance(invocation),
-        **_cleaning(invocation),
-    )
-    answer = write(_root(responder), request, **_detections(invocation))
-    responder.answer("memory.written", answer.as_data())
+    responder.answer("memory.written", calls.write(_root(responder), invocation).as_data())
 
 
 @command("apply", "batch")
@@ -116,147 +74,66 @@ def apply_command(responder: Responder, invocation: Invocation) -> None:
     from memhtml.cli.envelope import EXIT_OK, EXIT_PARTIAL
     from memhtml.cli.progress import terminal_progress
     from memhtml.cli.streams import read_ops_stream
-    from memhtml.operations.apply import ApplyOptions, apply
-    from memhtml.operations.batchinput import Cleaning, Provenance
 
     stdin_marker = invocation.positionals[0] if invocation.positionals else None
     stream = read_ops_stream(responder.command, invocation.text("file"), stdin_marker)
-    options = ApplyOptions(
-        continue_on_error=invocation.flag("continue-on-error"),
-        dry_run=invocation.flag("dry-run"),
-        consolidate=invocation.text("consolidate"),
-        provenance=Provenance(**_provenance(invocation)),
-        cleaning=Cleaning(**_cleaning(invocation)),
-        **_detections(invocation),
-    )
     with terminal_progress(responder, "apply") as progress:
-        answer = apply(_root(responder), stream, options, progress=progress)
+        answer = calls.apply(_root(responder), invocation, stream, progress=progress)
     responder.answer("batch.applied", answer.data, EXIT_PARTIAL if answer.partial else EXIT_OK)
 
 
 @command("read")
 def read_command(responder: Responder, invocation: Invocation) -> None:
     """Read one memory: its metas, links, article and format warnings."""
-    from memhtml.operations.read import read
-
-    provenance = _provenance(invocation)
-    answer = read(
-        _root(responder),
-        _argument(invocation, 0),
-        provenance["session_id"],
-        provenance["prompt_id"],
-        provenance["turn_uuid"],
-    )
-    responder.answer("memory.detail", answer)
+    responder.answer("memory.detail", calls.read(_root(responder), invocation))
 
 
 @command("status")
 def status_command(responder: Responder, invocation: Invocation) -> None:
     """Corpus health: HEAD, dirty state, counts by type, edges."""
-    from memhtml.operations.status import status
-
-    responder.answer("status.health", status(_root(responder)))
-
-
-def _retrieval(invocation: Invocation, *, limit: int = 10, budget: int = 16000) -> RetrievalRequest:
-    from memhtml.operations.retrieval import RetrievalRequest, facet_pairs
-
-    return RetrievalRequest(
-        query=_argument(invocation, 0),
-        memory_types=invocation.texts("type"),
-        workspace=invocation.text("workspace"),
-        tags=invocation.texts("tag"),
-        entity=invocation.text("entity"),
-        facets=facet_pairs(invocation.texts("facet")),
-        include_archived=invocation.flag("include-archived"),
-        as_of=invocation.text("as-of"),
-        limit=limit,
-        budget=budget,
-    )
+    responder.answer("status.health", calls.status(_root(responder), invocation))
 
 
 @command("search", opens_index="read-only")
 def search_command(responder: Responder, invocation: Invocation) -> None:
     """Relevant memories for a query, best first."""
-    from memhtml.operations.retrieval import search
-
-    request = _retrieval(invocation, limit=_integer(invocation, "limit"))
-    responder.answer("memory.hits", search(_root(responder), request))
+    responder.answer("memory.hits", calls.search(_root(responder), invocation))
 
 
 @command("recall", opens_index="read-only")
 def recall_command(responder: Responder, invocation: Invocation) -> None:
     """The best memories quoted under a character budget, the rest as index lines."""
-    from memhtml.operations.retrieval import recall
-
-    request = _retrieval(invocation, budget=_integer(invocation, "budget"))
-    responder.answer("recall.pack", recall(_root(responder), request))
+    responder.answer("recall.pack", calls.recall(_root(responder), invocation))
 
 
 @command("correct")
 def correct_command(responder: Responder, invocation: Invocation) -> None:
     """Supersede a memory: the corrected one is written and the target archived, in one commit."""
-    from memhtml.operations.lifecycle import correct
-    from memhtml.operations.write import WriteRequest
-
-    request = WriteRequest(
-        title=_text(invocation, "title"),
-        memory_type=invocation.text("type") or "",
-        claim=invocation.text("claim"),
-        bodies=invocation.texts("body"),
-        article_html=invocation.text("article-html"),
-        tags=invocation.texts("tag"),
-        entities=invocation.texts("entity"),
-        importance=invocation.integer("importance"),
-        confidence=invocation.number("confidence"),
-        event_at=invocation.text("event-at"),
-        **_provenance(invocation),
-        **_cleaning(invocation),
-    )
-    answer = correct(_root(responder), _argument(invocation, 0), request, invocation.text("reason"))
-    responder.answer("memory.corrected", answer)
+    responder.answer("memory.corrected", calls.correct(_root(responder), invocation))
 
 
 @command("link")
 def link_command(responder: Responder, invocation: Invocation) -> None:
     """Add a typed edge from one memory to another and commit it; idempotent."""
-    from memhtml.operations.lifecycle import link
-
-    source, relation, destination = (_argument(invocation, position) for position in range(3))
-    responder.answer("memory.linked", link(_root(responder), source, relation, destination))
+    responder.answer("memory.linked", calls.link(_root(responder), invocation))
 
 
 @command("archive")
 def archive_command(responder: Responder, invocation: Invocation) -> None:
     """Retire a memory into archive/<YYYY>/ with its stamps; nothing is deleted."""
-    from memhtml.operations.lifecycle import archive
-
-    responder.answer(
-        "memory.archived", archive(_root(responder), _argument(invocation, 0), _text(invocation, "reason"))
-    )
+    responder.answer("memory.archived", calls.archive(_root(responder), invocation))
 
 
 @command("neighbors")
 def neighbors_command(responder: Responder, invocation: Invocation) -> None:
     """Memories linked to one memory, up to two hops, edges followed both ways."""
-    from memhtml.operations.browse import neighbors
-
-    answer = neighbors(
-        _root(responder),
-        _argument(invocation, 0),
-        _integer(invocation, "depth"),
-        _integer(invocation, "limit"),
-        invocation.texts("rel"),
-    )
-    responder.answer("memory.neighbors", answer)
+    responder.answer("memory.neighbors", calls.neighbors(_root(responder), invocation))
 
 
 @command("resolve")
 def resolve_command(responder: Responder, invocation: Invocation) -> None:
     """Follow archive moves and supersedes links forward to the live memory."""
-    from memhtml.operations.browse import resolve
-
-    responder.answer("memory.resolved", resolve(_root(responder), _argument(invocation, 0)))
+    responder.answer("memory.resolved", calls.resolve(_root(responder), invocation))
 
 
 @command("why")
@@ -270,31 +147,13 @@ def why_command(responder: Responder, invocation: Invocation) -> None:
 @command("reinforce")
 def reinforce_command(responder: Responder, invocation: Invocation) -> None:
     """Count a use of memories, with an outcome signal; at most once per 900 s per memory."""
-    from memhtml.operations.browse import reinforce
-
-    signal = _text(invocation, "signal")
-    responder.answer("memory.reinforced", reinforce(_root(responder), list(invocation.positionals), signal))
+    responder.answer("memory.reinforced", calls.reinforce(_root(responder), invocation))
 
 
 @command("list")
 def list_command(responder: Responder, invocation: Invocation) -> None:
     """Memories in path order, filtered, paged with --cursor."""
-    from memhtml.operations.browse import ListRequest, list_memories
-    from memhtml.operations.retrieval import facet_pairs
-
-    memory_type, tag = invocation.text("type"), invocation.text("tag")
-    request = ListRequest(
-        memory_types=[memory_type] if memory_type else [],
-        workspace=invocation.text("workspace"),
-        tags=[tag] if tag else [],
-        entity=invocation.text("entity"),
-        facets=facet_pairs(invocation.texts("facet")),
-        para=invocation.text("para"),
-        limit=_integer(invocation, "limit"),
-        cursor=invocation.text("cursor"),
-        include_archived=invocation.flag("include-archived"),
-    )
-    responder.answer("memory.list", list_memories(_root(responder), request))
+    responder.answer("memory.list", calls.list_memories(_root(responder), invocation))
 
 
 @command("entity activity")
@@ -319,49 +178,19 @@ def conflicts_audit_command(responder: Responder, invocation: Invocation) -> Non
 @command("task add")
 def task_add_command(responder: Responder, invocation: Invocation) -> None:
     """Open a task (never deduped: two identical tasks are two tasks)."""
-    from memhtml.operations.lifecycle import task_add, task_request
-
-    request = task_request(
-        _text(invocation, "title"),
-        invocation.text("claim"),
-        invocation.texts("body"),
-        _text(invocation, "status"),
-        due=invocation.text("due"),
-        workspace=invocation.text("workspace"),
-        tags=invocation.texts("tag"),
-        entities=invocation.texts("entity"),
-        **_provenance(invocation),
-        **_cleaning(invocation),
-    )
-    responder.answer("task.written", task_add(_root(responder), request))
+    responder.answer("task.written", calls.task_add(_root(responder), invocation))
 
 
 @command("task status")
 def task_status_command(responder: Responder, invocation: Invocation) -> None:
     """Move a task's status; `done` archives it in the same commit."""
-    from memhtml.operations.lifecycle import task_status
-
-    answer = task_status(
-        _root(responder), _argument(invocation, 0), _argument(invocation, 1), invocation.text("reason")
-    )
-    responder.answer("task.updated", answer)
+    responder.answer("task.updated", calls.task_status(_root(responder), invocation))
 
 
 @command("task list")
 def task_list_command(responder: Responder, invocation: Invocation) -> None:
     """Tasks in path order with their live blockers."""
-    from memhtml.operations.lifecycle import task_list
-
-    answer = task_list(
-        _root(responder),
-        status=invocation.text("status"),
-        workspace=invocation.text("workspace"),
-        due_before=invocation.text("due-before"),
-        limit=_integer(invocation, "limit"),
-        cursor=invocation.text("cursor"),
-        include_archived=invocation.flag("include-archived"),
-    )
-    responder.answer("task.list", answer)
+    responder.answer("task.list", calls.task_list(_root(responder), invocation))
 
 
 @command("index rebuild", opens_index="read-write", projects_store=True)

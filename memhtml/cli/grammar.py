@@ -87,7 +87,11 @@ class Invocation(NamedTuple):
         return self.help_topic
 
     def text(self, name: str) -> str | None:
-        """The last value of string flag `name` (last wins), or its default, or None."""
+        """The positional argument `name`, or the last value of string flag `name` (last wins), or its
+        default, or None."""
+        positional = self._positional(name)
+        if positional is not None:
+            return positional[0] if positional else None
         values = self._values_of(name)
         if values:
             return values[-1]
@@ -95,8 +99,9 @@ class Invocation(NamedTuple):
         return default if isinstance(default, str) else None
 
     def texts(self, name: str) -> list[str]:
-        """Every value of flag `name`, in command-line order."""
-        return list(self._values_of(name))
+        """Every value of flag `name`, or of a repeatable positional `name`, in command-line order."""
+        positional = self._positional(name)
+        return list(positional if positional is not None else self._values_of(name))
 
     def integer(self, name: str) -> int | None:
         """The last value of int flag `name`, already range-checked, or its default."""
@@ -127,6 +132,17 @@ class Invocation(NamedTuple):
     def _values_of(self, name: str) -> list[str]:
         self._spec(name)
         return self.values.get(name, [])
+
+    def _positional(self, name: str) -> tuple[str, ...] | None:
+        """The words the command's positional argument `name` took (the last, if repeatable, takes the
+        rest); None when the command has no positional of that name."""
+        arguments = self.command.args if self.command else ()
+        for position, argument in enumerate(arguments):
+            if argument.name == name:
+                if argument.repeatable:
+                    return self.positionals[position:]
+                return self.positionals[position : position + 1]
+        return None
 
 
 def parse_command_line(argv: list[str], *, refuse_env_root: bool, stdout_is_tty: bool) -> Invocation:

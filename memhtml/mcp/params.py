@@ -20,6 +20,7 @@ from typing import Any, Final, Literal, NamedTuple
 from memhtml.contracts.errors import UsageError
 from memhtml.contracts.instants import is_sortable_instant
 from memhtml.domain.nearest import nearest
+from memhtml.surface.arguments import ArgumentValue, TableArguments
 from memhtml.surface.commands import FlagSpec, command_named
 
 INVALID: Final = "ERR_INVALID_FLAG"
@@ -47,8 +48,18 @@ _JSON_TYPES: Final[dict[Kind, str]] = {
 }
 
 
+# How an MCP `body` of prose becomes the command's flags: the claim (its first sentence) and paragraphs, as
+# an `apply` op's body does (`write`, `correct`), or paragraphs only (`task add`, which has its own claim).
+Prose = Literal["claim-and-paragraphs", "paragraphs"]
+
+
 class Param(NamedTuple):
-    """One tool argument. `rule` is the command-table flag whose value rules the argument obeys."""
+    """One tool argument. `rule` is the command-table flag whose value rules the argument obeys.
+
+    `table_name` is the flag or positional of the tool's command this argument is spelled for (by default
+    the rule's name, else the argument's own with `_` as `-`). A `door_only` argument has none: the door
+    turns it into something else itself (a batch's `ops` into the stream `apply` reads).
+    """
 
     name: str
     kind: Kind
@@ -57,6 +68,17 @@ class Param(NamedTuple):
     rule: FlagSpec | None = None
     default: str | int | bool | None = None
     items: Mapping[str, Any] | None = None  # the JSON Schema of one element of an `objects` array
+    table_name: str | None = None
+    prose: Prose | None = None
+    door_only: bool = False
+
+    @property
+    def name_in_table(self) -> str | None:
+        if self.door_only:
+            return None
+        if self.table_name is not None:
+            return self.table_name
+        return self.rule.name if self.rule is not None else self.name.replace("_", "-")
 
     def schema(self) -> dict[str, Any]:
         """This argument's JSON Schema, its constraints projected from the same rule that checks it."""
@@ -136,6 +158,25 @@ class Arguments:
 
     def objects(self, name: str) -> list[dict[str, Any]]:
         return [dict(item) for item in self._get(name) or []]
+
+    def in_table(self, command: str) -> TableArguments:
+        """The given arguments under the names of `command`'s flags and positionals, for
+        `memhtml.surface.calls`; absent ones read as the command table's defaults there."""
+        from memhtml.html.prose import split_apply_body, split_paragraphs
+
+        spec = command_named(command)
+        if spec is None:
+            raise LookupError(f"the command table has no {command}")
+        values: dict[str, ArgumentValue] = {}
+        for name, value in self._values.items():
+            param = self._params[name]
+            if param.prose == "claim-and-paragraphs":
+                values["claim"], values["body"] = split_apply_body(value)
+            elif param.prose == "paragraphs":
+                values["body"] = split_paragraphs(value)
+            elif param.name_in_table is not None:
+                values[param.name_in_table] = value
+        return TableArguments(spec, values)
 
     def _get(self, name: str) -> Any:
         param = self._params[name]  # a KeyError here is a defect of the tool table, not of the call

@@ -60,10 +60,12 @@ _SESSION = _text("session_id", "The agent session; stamped into the head and ind
 _PROMPT = _text("prompt_id", "The prompt within that session.")
 _TURN = _text("turn_uuid", "The turn within that session.")
 _PROVENANCE = (_SESSION, _PROMPT, _TURN)
-_BODY = _text(
+_BODY = Param(
     "body",
+    "string",
     "Prose: the first sentence is the claim (up to the first . ! or ? followed by whitespace), the rest "
     "are paragraphs split on blank lines; a ``` fence stays whole. Exactly one of body or article_html.",
+    prose="claim-and-paragraphs",
 )
 _ARTICLE = _text(
     "article_html",
@@ -206,7 +208,7 @@ TOOLS: Final[tuple[Tool, ...]] = (
         "memory_write_batch",
         "apply",
         (
-            Param("ops", "objects", "The writes, in order.", required=True, items=_OP_SCHEMA),
+            Param("ops", "objects", "The writes, in order.", required=True, items=_OP_SCHEMA, door_only=True),
             Param(
                 "continue_on_error",
                 "boolean",
@@ -264,7 +266,7 @@ TOOLS: Final[tuple[Tool, ...]] = (
         "memory_correct",
         "correct",
         (
-            _text("target_path", "The active memory to supersede.", required=True),
+            Param("target_path", "string", "The active memory to supersede.", required=True, table_name="target"),
             _text("title", "The corrected memory's title.", required=True),
             _text("reason", "Why the fact changed; recorded in the commit.", required=True),
             _BODY,
@@ -291,9 +293,9 @@ TOOLS: Final[tuple[Tool, ...]] = (
         "memory_link",
         "link",
         (
-            _text("src_path", "The memory that states the edge.", required=True),
+            Param("src_path", "string", "The memory that states the edge.", required=True, table_name="src"),
             Param("rel", "string", "The edge type.", required=True, rule=positional_rule("link", "rel")),
-            _text("dst_path", "The memory the edge points at.", required=True),
+            Param("dst_path", "string", "The memory the edge points at.", required=True, table_name="dst"),
         ),
         calls.memory_link,
         read_only=False,
@@ -333,7 +335,7 @@ TOOLS: Final[tuple[Tool, ...]] = (
         "memory_reinforce",
         "reinforce",
         (
-            Param("paths", "strings", "The memories used.", required=True),
+            Param("paths", "strings", "The memories used.", required=True, table_name="path"),
             _text("signal", "Whether the memory was right.", required=True, rule=("reinforce", "signal")),
         ),
         calls.memory_reinforce,
@@ -363,7 +365,7 @@ TOOLS: Final[tuple[Tool, ...]] = (
         (
             _text("title", "The task's title.", required=True),
             _text("claim", "The task's one-sentence statement; defaults to the title."),
-            _text("body", "Prose paragraphs after the claim, split on blank lines."),
+            Param("body", "string", "Prose paragraphs after the claim, split on blank lines.", prose="paragraphs"),
             Param("status", "string", "The opening status.", rule=flag_rule("task add", "status"), default="todo"),
             _text("due", "The deadline, YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ.", rule=("task add", "due")),
             _text("workspace", "Routes the task to projects/<workspace>/tasks/."),
