@@ -21,32 +21,28 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from memhtml.operations.apply import ApplyAnswer
-    from memhtml.operations.batchinput import Cleaning, Provenance
     from memhtml.operations.indexing import PhaseProgress
     from memhtml.operations.retrieval import RetrievalRequest
     from memhtml.operations.write import WriteReport, WriteRequest
 
 
-def provenance(args: CallArguments) -> Provenance:
-    """The session, prompt and turn a write records."""
-    from memhtml.operations.batchinput import Provenance
+def _session(args: CallArguments) -> tuple[str | None, str | None, str | None]:
+    """The session, prompt and turn a write records (plain values: `Provenance` is the batch's, and its
+    module is not one a single write loads)."""
+    return args.text("session-id"), args.text("prompt-id"), args.text("turn-uuid")
 
-    return Provenance(args.text("session-id"), args.text("prompt-id"), args.text("turn-uuid"))
 
-
-def cleaning(args: CallArguments) -> Cleaning:
+def _cleaning(args: CallArguments) -> tuple[bool, bool]:
     """Whether secrets are redacted and invisible characters stripped."""
-    from memhtml.operations.batchinput import Cleaning
-
-    return Cleaning(redact=args.flag("redact"), strip_invisible=args.flag("strip-invisible"))
+    return args.flag("redact"), args.flag("strip-invisible")
 
 
 def _memory_request(args: CallArguments) -> WriteRequest:
     """The memory `write` and `correct` both state: its text, type, head and provenance."""
     from memhtml.operations.write import WriteRequest
 
-    session_id, prompt_id, turn_uuid = provenance(args)
-    redact, strip_invisible = cleaning(args)
+    session_id, prompt_id, turn_uuid = _session(args)
+    redact, strip_invisible = _cleaning(args)
     return WriteRequest(
         title=args.text("title") or "",
         memory_type=args.text("type") or "",
@@ -87,6 +83,9 @@ def write(root: Path, args: CallArguments) -> WriteReport:
 def apply(root: Path, args: CallArguments, stream: str, progress: PhaseProgress | None = None) -> ApplyAnswer:
     """`stream` is the batch as `apply` JSONL, wherever the door read it from."""
     from memhtml.operations.apply import ApplyOptions, apply
+    from memhtml.operations.batchinput import Cleaning, Provenance
+
+    redact, strip_invisible = _cleaning(args)
 
     options = ApplyOptions(
         continue_on_error=args.flag("continue-on-error"),
@@ -94,8 +93,8 @@ def apply(root: Path, args: CallArguments, stream: str, progress: PhaseProgress 
         detect_conflicts=args.flag("detect-conflicts"),
         detect_near_duplicates=args.flag("detect-near-duplicates"),
         consolidate=args.text("consolidate"),
-        provenance=provenance(args),
-        cleaning=cleaning(args),
+        provenance=Provenance(*_session(args)),
+        cleaning=Cleaning(redact=redact, strip_invisible=strip_invisible),
     )
     return apply(root, stream, options, progress=progress)
 
@@ -103,7 +102,7 @@ def apply(root: Path, args: CallArguments, stream: str, progress: PhaseProgress 
 def read(root: Path, args: CallArguments) -> Mapping[str, Any]:
     from memhtml.operations.read import read
 
-    return read(root, args.text("path") or "", *provenance(args))
+    return read(root, args.text("path") or "", *_session(args))
 
 
 def _retrieval_request(args: CallArguments, **sizes: int) -> RetrievalRequest:
@@ -200,8 +199,8 @@ def status(root: Path, args: CallArguments) -> Mapping[str, Any]:
 def task_add(root: Path, args: CallArguments) -> Mapping[str, Any]:
     from memhtml.operations.lifecycle import task_add, task_request
 
-    session_id, prompt_id, turn_uuid = provenance(args)
-    redact, strip_invisible = cleaning(args)
+    session_id, prompt_id, turn_uuid = _session(args)
+    redact, strip_invisible = _cleaning(args)
     request = task_request(
         args.text("title") or "",
         args.text("claim"),
