@@ -20,8 +20,13 @@ $(STAMP): pyproject.toml setup.py $(COMPILED)
 demo: $(STAMP)
 	@bash scripts/demo.sh
 
+# The tests of the modules mypyc compiles, run a second time on their Python source (tests/pure_python):
+# a machine without a C compiler installs that build, and it must behave the same.
+PURE_TESTS := tests/html tests/domain tests/index tests/test_pure_python_mode.py
+
 test: $(STAMP) lint typecheck importlint
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider
+	PYTHONPATH=tests/pure_python $(BIN)/python -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider $(PURE_TESTS)
 
 check: test
 
