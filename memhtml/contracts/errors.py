@@ -7,6 +7,7 @@ runnable suggestions. The CLI maps classes to codes and exit statuses in one pla
 from __future__ import annotations
 
 import errno
+from collections.abc import Mapping
 from typing import ClassVar, Final
 
 # The original's 21 codes in manifest order, then ours; append-only.
@@ -64,7 +65,7 @@ class MemhtmlError(Exception):
         self.message = message
         self.suggestions: list[str] = list(suggestions or [])
         # Results that still belong in the failure envelope (an aborted batch's per-op report).
-        self.data: dict[str, object] | None = None
+        self.data: Mapping[str, object] | None = None
         if retryable is not None:
             self.retryable = retryable
 
@@ -246,7 +247,7 @@ class BatchAborted(FollowsRefusal):
     """An atomic batch stopped by one refused op: nothing was written; the envelope carries that op's
     code and every op's result."""
 
-    def __init__(self, cause: MemhtmlError, message: str, data: dict[str, object]) -> None:
+    def __init__(self, cause: MemhtmlError, message: str, data: Mapping[str, object]) -> None:
         super().__init__(cause, message)
         self.message = message
         self.args = (message,)

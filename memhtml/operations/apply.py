@@ -12,24 +12,29 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple, NotRequired, TypedDict
 
 from memhtml.contracts.errors import BatchAborted, MemhtmlError, envelope_code
 from memhtml.contracts.instants import format_instant
 from memhtml.domain.conflicts import ClaimFacts
 from memhtml.index.claims import StoredClaim
 from memhtml.operations.batchinput import Cleaning, DecodedOp, Provenance, decode_ops
-from memhtml.operations.conflicts import batch_findings
+from memhtml.operations.conflicts import ConflictEntry, batch_findings
 from memhtml.operations.indexing import (
     PhaseProgress,
     indexed_active_hashes,
     progress_phase,
 )
 from memhtml.operations.planning import PARALLEL_MINIMUM_OPS, PickledProjections, plan_all
+from memhtml.operations.screening import ScreenedFields
 from memhtml.operations.write_pipeline import Assists, staging_warning, store_planned
 from memhtml.store.batch import OpOutcome, PlannedOp
 from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
+
+if TYPE_CHECKING:
+    from memhtml.operations.indexing import CommandWarning
+    from memhtml.operations.nearduplicates import NearDuplicateFinding
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +48,55 @@ class ApplyOptions:
     cleaning: Cleaning = field(default_factory=Cleaning)  # --redact, --strip-invisible
 
 
+class ConflictSummary(TypedDict):
+    """The original's `conflict` of an op: the first finding, without its class."""
+
+    path: str | None
+    batch_index: int | None
+    claim: str
+
+
+class OpResult(ScreenedFields):
+    """One op's answer in `batch.applied`: the original's twelve fields (snake_case, as it spells them),
+    then ours; `conflicts` only when they were asked for."""
+
+    index: int
+    ok: bool
+    path: str | None
+    deduped: bool
+    existing_path: str | None
+    code: str | None
+    error: str | None
+    skipped: bool
+    conflict: ConflictSummary | None
+    near_duplicates: list[NearDuplicateFinding] | None
+    consolidated_into: int | None
+    superseded_path: str | None
+    stored: bool
+    outcome: str
+    retryable: bool
+    changed: list[str] | None
+    line: int
+    conflicts: NotRequired[list[ConflictEntry] | None]  # None: the index could not be read, not checked
+
+
+class BatchApplied(TypedDict):
+    """The `batch.applied` data: every op's result, the original's summary, and what landed."""
+
+    results: list[OpResult]
+    summary: dict[str, int]
+    commit_sha: str | None
+    near_duplicates_degraded: bool
+    partial: bool
+    stored: bool
+    preview: NotRequired[Literal[True]]  # --dry-run: planned, nothing stored
+    index: NotRequired[CommandWarning]  # the commit landed, but the search or the git index lags
+
+
 class ApplyAnswer(NamedTuple):
     """The `batch.applied` data and whether it is a partial success (exit 3)."""
 
-    data: dict[str, Any]
+    data: BatchApplied
     partial: bool
 
 
@@ -95,12 +145,6 @@ def apply(
     ]
     if options.detect_conflicts:
         _attach_conflicts(results, run.claims, run.candidates, stored.outcomes)
-    data: dict[str, Any] = {
-        "results": results,
-        "summary": _summary(stored.outcomes),
-        "commit_sha": committed.landed.sha if committed is not None and committed.landed.created else None,
-        "near_duplicates_degraded": near is not None and near.degraded,
-    }
     if near is not None:
         for result, found in zip(results, near.findings, strict=True):
             result["near_duplicates"] = found
@@ -108,8 +152,14 @@ def apply(
     succeeded = [
         outcome for outcome in stored.outcomes if outcome.outcome in ("written", "updated", "unchanged", "consolidated")
     ]
-    data["partial"] = bool(refused and succeeded)
-    data["stored"] = any(outcome.stored for outcome in stored.outcomes) and not options.dry_run
+    data: BatchApplied = {
+        "results": results,
+        "summary": _summary(stored.outcomes),
+        "commit_sha": committed.landed.sha if committed is not None and committed.landed.created else None,
+        "near_duplicates_degraded": near is not None and near.degraded,
+        "partial": bool(refused and succeeded),
+        "stored": any(outcome.stored for outcome in stored.outcomes) and not options.dry_run,
+    }
     if options.dry_run:
         data["preview"] = True
     if index_warning is not None:
@@ -130,7 +180,7 @@ def apply(
 
 
 def _attach_conflicts(
-    results: list[dict[str, Any]],
+    results: list[OpResult],
     claims: Sequence[ClaimFacts | None],
     candidates: Sequence[StoredClaim] | None,
     outcomes: Sequence[OpOutcome],
@@ -169,12 +219,12 @@ def _message(decoded: Sequence[DecodedOp], outcomes: list[OpOutcome], touched: l
 
 def _result(
     position: int, op: DecodedOp, outcome: OpOutcome, consolidated_into: int | None, *, preview: bool
-) -> dict[str, Any]:
+) -> OpResult:
     """One op's answer: the original's twelve fields, then `stored`, `outcome`, `retryable`, `changed`,
     `line`, and `redacted`/`stripped` when the notary cleaned the op."""
     error: MemhtmlError | None = outcome.error
     ok = outcome.outcome in ("written", "updated", "unchanged", "consolidated")
-    result = {
+    result: OpResult = {
         "index": position,
         "ok": ok,
         "path": outcome.path,
@@ -193,7 +243,8 @@ def _result(
         "changed": list(outcome.changed) if outcome.outcome == "updated" else None,
         "line": op.line,
     }
-    return result | op.screened.report()
+    op.screened.add_to(result)
+    return result
 
 
 def _summary(outcomes: Sequence[OpOutcome]) -> dict[str, int]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple, TypedDict, cast
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError, UsageError
 from memhtml.contracts.instants import is_sortable_instant
@@ -55,6 +56,34 @@ _LIST_FIELDS: Final = frozenset({"tag", "tags", "entity", "entities"})
 _NUMBER_FIELDS: Final = frozenset({"importance", "confidence"})
 _BOOLEAN_FIELDS: Final = frozenset({"strict_path", "redact", "strip_invisible"})
 _QUOTED_CHARACTERS: Final = 80
+
+
+class ApplyOpFields(TypedDict, total=False):
+    """One `apply` line as `_shape` checked it: nulls dropped, every value of its field's JSON type, and
+    the numbers read as floats. `op`, `title` and `type` are always there."""
+
+    op: str
+    title: str
+    type: str
+    body: str
+    article_html: str
+    path: str
+    strict_path: bool
+    workspace: str
+    tag: str | list[str]
+    tags: str | list[str]
+    entity: str | list[str]
+    entities: str | list[str]
+    importance: float
+    confidence: float
+    status: str
+    due: str
+    session_id: str
+    prompt_id: str
+    turn_uuid: str
+    event_at: str
+    redact: bool
+    strip_invisible: bool
 
 
 class Provenance(NamedTuple):
@@ -116,7 +145,7 @@ def _line_error(number: int, code: str, problem: str) -> UsageError:
     return UsageError(code, f"memhtml apply: line {number}: {problem}", [], command="apply")
 
 
-def _shape(number: int, line: str) -> dict[str, Any]:
+def _shape(number: int, line: str) -> ApplyOpFields:
     """The line's fields with nulls dropped, or a usage error naming what is wrong with its shape."""
     if len(line) > MAX_APPLY_LINE_BYTES // 4 and (size := len(line.encode("utf-8", "surrogatepass"))) > (
         MAX_APPLY_LINE_BYTES
@@ -167,10 +196,11 @@ def _shape(number: int, line: str) -> dict[str, Any]:
             raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a JSON boolean (true or false)")
         if key in _NUMBER_FIELDS:
             fields[key] = _number(number, key, item)
-    return fields
+    # Each key is one of OP_FIELDS and each value was checked against its field's JSON type above.
+    return cast("ApplyOpFields", fields)
 
 
-def _number(number: int, key: str, item: Any) -> float:
+def _number(number: int, key: str, item: object) -> float:
     if isinstance(item, bool) or not isinstance(item, int | float | str):
         raise _line_error(number, "ERR_INVALID_FLAG", f"`{key}` must be a number")
     try:
@@ -186,15 +216,19 @@ def _number(number: int, key: str, item: Any) -> float:
     return parsed
 
 
-def _strings(fields: dict[str, Any], *keys: str) -> list[str]:
+def _strings(fields: ApplyOpFields, *keys: str) -> list[str]:
+    by_key: Mapping[str, object] = fields
     values: list[str] = []
     for key in keys:
-        item = fields.get(key)
-        values += [item] if isinstance(item, str) else list(item or [])
+        item = by_key.get(key)
+        if isinstance(item, str):
+            values.append(item)
+        elif isinstance(item, list):
+            values += [entry for entry in item if isinstance(entry, str)]
     return [value for value in values if value != ""]
 
 
-def _decode(number: int, fields: dict[str, Any], provenance: Provenance, cleaning: Cleaning) -> DecodedOp:
+def _decode(number: int, fields: ApplyOpFields, provenance: Provenance, cleaning: Cleaning) -> DecodedOp:
     """The op's request, screened by the safety notary before anything else reads its texts."""
     redact = bool(fields.get("redact", cleaning.redact))
     strip_invisible = bool(fields.get("strip_invisible", cleaning.strip_invisible))
@@ -210,7 +244,7 @@ def _refuse(message: str, suggestion: str) -> InvalidMemory:
     return InvalidMemory(f"invalid memory: {message}", [suggestion])
 
 
-def _request(fields: dict[str, Any], provenance: Provenance) -> WriteRequest:
+def _request(fields: ApplyOpFields, provenance: Provenance) -> WriteRequest:
     """The op as a write request, or the refusal of a value outside its vocabulary or range."""
     memory_type = str(fields["type"])
     if memory_type not in MEMORY_TYPES:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple, TypedDict
 
 from memhtml.contracts.errors import PathNotFound
 from memhtml.contracts.paths import confine_memory_path, is_archived_path, page_cursor
@@ -46,7 +46,96 @@ class ListRequest(NamedTuple):
     include_archived: bool = False
 
 
-def list_memories(root: Path, request: ListRequest) -> dict[str, Any]:
+class ListedFile(TypedDict):
+    """One memory of a `memory.list` page: its path, title, type, gist and the metas a listing shows."""
+
+    path: str
+    title: str
+    memoryType: str
+    gist: str
+    workspace: str | None
+    para: str | None
+    confidence: float | None
+    importance: int | None
+    archived: bool
+    updatedAt: str
+
+
+class MemoryList(TypedDict):
+    """The `memory.list` data: one page of memories, and the cursor of the next page (None: the last)."""
+
+    files: list[ListedFile]
+    nextCursor: str | None
+
+
+class NeighborNode(TypedDict):
+    """A memory reached from the center: how many hops away, by which rel, and whether the link is derived."""
+
+    path: str
+    title: str
+    hop: int
+    rel: str
+    derived: bool
+
+
+class Neighborhood(TypedDict):
+    """The `memory.neighbors` data: the memories around a center, and how many links were walked."""
+
+    center: str
+    depth: int
+    limit: int
+    nodes: list[NeighborNode]
+    edges: int
+    nodesDropped: int
+    scanSaturated: bool
+
+
+# One step of a `resolve` walk: from which path to which, and by what (`archive_move`, `rename` or
+# `supersedes`). The functional form, because `from` is a Python keyword no class body can declare.
+ResolveStep = TypedDict("ResolveStep", {"from": str, "to": str, "via": str})
+
+
+class Resolution(TypedDict):
+    """The `memory.resolved` data: the newest memory a path leads to, the steps taken and why the walk stopped."""
+
+    requested: str
+    path: str
+    hops: int
+    steps: list[ResolveStep]
+    stopReason: str
+    title: str | None
+    indexedCommit: str | None
+
+
+class Reinforcement(TypedDict):
+    """The `memory.reinforced` data: the paths bumped, those still cooling down, and the signal given."""
+
+    bumped: list[str]
+    cooledDown: list[str]
+    signal: str
+
+
+class ActiveEntity(TypedDict):
+    """One entity of `entity.activity`: its name, how many memories name it, and when it last moved."""
+
+    entity: str
+    entityType: str
+    entityName: str
+    fileCount: int
+    lastActivityAt: str
+    lastEventAt: str | None
+    lastWrittenAt: str | None
+
+
+class EntityActivityPage(TypedDict):
+    """The `entity.activity` data: entities newest first, how many there are in all, and the limit asked."""
+
+    entities: list[ActiveEntity]
+    entityCount: int
+    limit: int
+
+
+def list_memories(root: Path, request: ListRequest) -> MemoryList:
     """The `memory.list` data: memories in path order, paged by the last path seen."""
     store = open_store(root)
     # Unlike search, list shows tasks unless a type filter says otherwise.
@@ -64,7 +153,7 @@ def list_memories(root: Path, request: ListRequest) -> dict[str, Any]:
             database, scope, para=request.para, after=page_cursor(request.cursor), rows=request.limit + 1
         )
     page = rows[: request.limit]
-    files = [
+    files: list[ListedFile] = [
         {
             "path": row.path,
             "title": row.title,
@@ -82,7 +171,7 @@ def list_memories(root: Path, request: ListRequest) -> dict[str, Any]:
     return {"files": files, "nextCursor": page[-1].path if len(rows) > request.limit else None}
 
 
-def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[str]) -> dict[str, Any]:
+def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[str]) -> Neighborhood:
     """The `memory.neighbors` data: memories within `depth` hops, walking links forward from the center
     and backward into it, each walk keeping its own direction; `edges` counts each link walked once."""
     center = confine_memory_path(raw_path, "neighbors")
@@ -92,7 +181,7 @@ def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[
         # A file on disk counts only as git would see it: regular, and reached without a symbolic link.
         if not is_indexed(database, center) and not is_regular_file(store.root, center):
             raise PathNotFound(f"no memory at {center}", [f"memhtml resolve {center}", "memhtml status"])
-        seen: dict[str, dict[str, Any]] = {}
+        seen: dict[str, NeighborNode] = {}
         walked: set[tuple[str, str, str]] = set()
         forward, backward = [center], [center]
         reached = {"out": {center}, "in": {center}}
@@ -115,7 +204,16 @@ def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[
             if not forward and not backward:
                 break
     ordered = sorted(seen.values(), key=lambda node: (node["hop"], node["path"]))
-    nodes = [{key: node[key] for key in ("path", "title", "hop", "rel", "derived")} for node in ordered[:limit]]
+    nodes: list[NeighborNode] = [
+        {
+            "path": node["path"],
+            "title": node["title"],
+            "hop": node["hop"],
+            "rel": node["rel"],
+            "derived": node["derived"],
+        }
+        for node in ordered[:limit]
+    ]
     return {
         "center": center,
         "depth": depth,
@@ -127,7 +225,7 @@ def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[
     }
 
 
-def resolve(root: Path, raw_path: str) -> dict[str, Any]:
+def resolve(root: Path, raw_path: str) -> Resolution:
     """The `memory.resolved` data: follow archive moves, renames and supersedes links forward to the newest
     memory. A path the index does not hold is looked up in git: a commit that moved it (`git mv`) is a step."""
     requested = confine_memory_path(raw_path, "resolve")
@@ -135,7 +233,7 @@ def resolve(root: Path, raw_path: str) -> dict[str, Any]:
     reader = GitCorpusReader(store.root)
     with fresh_index(store) as database:
         indexed_commit = watermark(database).head
-        steps: list[dict[str, str]] = []
+        steps: list[ResolveStep] = []
         visited = {requested}
         current = requested
         stop = "hop_limit"
@@ -201,7 +299,7 @@ def _successor(database: Database, path: str, facts: ArchiveFacts | None) -> tup
     return None, "supersedes"
 
 
-def reinforce(root: Path, raw_paths: Sequence[str], signal: str) -> dict[str, Any]:
+def reinforce(root: Path, raw_paths: Sequence[str], signal: str) -> Reinforcement:
     """The `memory.reinforced` data: bump each path unless it was reinforced in the last 900 s."""
     paths = list(dict.fromkeys(confine_memory_path(raw, "reinforce") for raw in raw_paths))
     store = open_store(root)
@@ -223,12 +321,12 @@ def reinforce(root: Path, raw_paths: Sequence[str], signal: str) -> dict[str, An
     }
 
 
-def entity_activity(root: Path, entity_type: str | None, limit: int, include_archived: bool) -> dict[str, Any]:
+def entity_activity(root: Path, entity_type: str | None, limit: int, include_archived: bool) -> EntityActivityPage:
     """`entity.activity`: every entity with its file count and latest activity, newest first."""
     store = open_store(root)
     with fresh_index(store) as database:
         rows, total = listed_entities(database, entity_type, include_archived=include_archived, limit=limit)
-    entities = [
+    entities: list[ActiveEntity] = [
         {
             "entity": f"{row.entity_type}:{row.entity_name}",
             "entityType": row.entity_type,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final, TypedDict
 
 from memhtml.contracts.paths import slugify
 from memhtml.domain.conflicts import ClaimFacts, ConflictFinding, are_candidates, classify_pair
@@ -30,8 +30,33 @@ if TYPE_CHECKING:
 # and reports how many groups it narrowed.
 HUB_GROUP_LIMIT: Final[int] = 200
 
+# A typed conflict finding: the stored memory (`path`) or earlier op of the batch (`batch_index`) it is
+# against, that one's claim, its conflict class, the suggested action and the reason. The functional
+# form, because `class` is a Python keyword no class body can declare.
+ConflictEntry = TypedDict(
+    "ConflictEntry",
+    {"path": str | None, "batch_index": int | None, "claim": str, "class": str, "action": str, "reason": str},
+)
 
-def finding_entry(finding: ConflictFinding, claim: str, *, path: str | None, batch_index: int | None) -> dict[str, Any]:
+
+class AuditFinding(ConflictEntry):
+    """A conflict the audit found: the newer memory and its claim, then the finding against the older one."""
+
+    newer: str
+    newerClaim: str
+
+
+class ConflictAudit(TypedDict):
+    """The `conflicts.audit` data: how many memories and pairs were examined, and the findings."""
+
+    scanned: int
+    pairs: int
+    reported: int
+    narrowedGroups: int
+    findings: list[AuditFinding]
+
+
+def finding_entry(finding: ConflictFinding, claim: str, *, path: str | None, batch_index: int | None) -> ConflictEntry:
     return {
         "path": path,
         "batch_index": batch_index,
@@ -60,12 +85,12 @@ def stored_candidates(database: Database, ops: Sequence[ClaimFacts]) -> list[Sto
 
 def batch_findings(
     ops: Sequence[ClaimFacts | None], stored: Sequence[StoredClaim], own_paths: Sequence[str | None]
-) -> list[list[dict[str, Any]]]:
+) -> list[list[ConflictEntry]]:
     """For each op, its findings against stored memories, then against earlier ops (never its own file).
     A later op reports on an earlier one, never the reverse."""
-    findings: list[list[dict[str, Any]]] = []
+    findings: list[list[ConflictEntry]] = []
     for position, facts in enumerate(ops):
-        found: list[dict[str, Any]] = []
+        found: list[ConflictEntry] = []
         if facts is not None:
             for memory in stored:
                 if memory.path == own_paths[position] or not are_candidates(facts, memory.facts):
@@ -85,7 +110,7 @@ def batch_findings(
     return findings
 
 
-def audit(root: Path) -> dict[str, Any]:
+def audit(root: Path) -> ConflictAudit:
     """`conflicts audit`: every candidate pair of active memories, typed. The answer says how many
     memories and pairs were examined, so "0 reported" is never mistaken for "not checked"."""
     store = open_store(root)
@@ -105,7 +130,7 @@ def audit(root: Path) -> dict[str, Any]:
             narrowed += 1
             continue
         pairs.update((first, second) for index, first in enumerate(members) for second in members[index + 1 :])
-    findings = []
+    findings: list[AuditFinding] = []
     for first, second in sorted(pairs):
         older, newer = memories[first], memories[second]
         finding = classify_pair(newer.facts, older.facts)

@@ -13,7 +13,7 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple, NotRequired, TypedDict, cast
 
 from memhtml.contracts.errors import DamagedFile, DamagedStateDatabase, MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -25,7 +25,7 @@ from memhtml.index.vectors import vector_state
 from memhtml.index.watermark import watermark
 from memhtml.operations.config import load_config
 from memhtml.operations.embedding import configured_space
-from memhtml.operations.filecheck import FileItem, FileVerdict, inspect_files
+from memhtml.operations.filecheck import FileItem, FileVerdict, UnsafeFinding, inspect_files
 from memhtml.operations.indexing import PhaseProgress, fresh_index, progress_phase, rebuild_index
 from memhtml.operations.statefile import export_state, import_state, sidecar_problem
 from memhtml.store.commit import commit_message, commit_subject
@@ -50,8 +50,194 @@ from memhtml.store.supportdir import (
 )
 
 
+class DanglingEdge(TypedDict):
+    """An authored link to no file of the tree, and the archived copy of its destination it can point at."""
+
+    srcPath: str
+    rel: str
+    dstPath: str
+    rewriteTo: str | None
+
+
+class OverdueTask(TypedDict):
+    """An active task, not done, past its due date."""
+
+    path: str
+    taskStatus: str
+    dueAt: str
+
+
+class StaleBlocker(TypedDict):
+    """An open task still blocked by a task that is archived or gone."""
+
+    path: str
+    blockerPath: str
+    blockerState: str
+
+
+class UntypedEntity(TypedDict):
+    """An entity written without a usable `type:` prefix, and how many files name it."""
+
+    entityName: str
+    files: int
+
+
+class IndexDriftReport(TypedDict):
+    """The index rows that disagree with the tree: memories with no row, rows with no file, stale rows."""
+
+    missing: list[str]
+    extra: list[str]
+    stale: list[str]
+
+
+class UnparseableFile(TypedDict):
+    """A memory file that fails validation, and every violation, joined."""
+
+    path: str
+    reason: str
+
+
+class FileWarnings(TypedDict):
+    """A memory file's validation warnings."""
+
+    path: str
+    warnings: Sequence[str]
+
+
+class UnsafeFile(TypedDict):
+    """A file the safety notary flags, and its findings (never a secret's value)."""
+
+    path: str
+    findings: Sequence[UnsafeFinding]
+
+
+class StrayFile(TypedDict):
+    """A file in a bucket that is no memory (an `.html` file at no memory path, a symlink)."""
+
+    path: str
+    reason: str | None
+
+
+class StatusMismatch(TypedDict):
+    """A memory whose stated status does not fit the bucket it lies in."""
+
+    path: str
+    status: str | None
+    bucket: str
+
+
+class StaleContentHash(TypedDict):
+    """A memory whose stated content hash is not the hash of its content."""
+
+    path: str
+    stated: str
+    actual: str
+
+
+class DuplicateActiveHash(TypedDict):
+    """Active memories that hold the same content (the index keeps one of them)."""
+
+    contentHash: str
+    paths: list[str]
+
+
+class LeftoverLockEntry(TypedDict):
+    """A git lock file a killed git left, and how old it is."""
+
+    name: str
+    ageSeconds: float
+
+
+class MissingObjectEntry(TypedDict):
+    """An object git's history refers to that the repository does not hold."""
+
+    kind: str
+    object: str
+
+
+class SetAside(TypedDict):
+    """What `doctor --fix` renamed aside before examining: a `.memhtml` that is no directory, a damaged
+    state database, and the counters restored into the new one (or why they could not be)."""
+
+    supportDirectory: str | None
+    stateDatabase: str | None
+    stateRestored: int | str | None
+
+
+class DoctorRepairs(TypedDict):
+    """What `doctor --fix` repaired: links rewritten or dropped, state rows pruned, index rebuilt, locks removed."""
+
+    rewritten: int
+    dropped: int
+    failedWrites: list[dict[str, str]]  # {path, reason} of link sources left as they were
+    commitSha: str | None
+    prunedAccessRows: int
+    indexRebuilt: bool
+    removedLocks: list[str]
+    gitIndexEntries: int
+    stateSidecarCommitSha: str | None
+    setAside: NotRequired[SetAside]
+
+
+class DoctorReport(TypedDict):
+    """The `doctor.report` data: every finding about the store, whether it is healthy, what fixes it.
+
+    Each key after `headSha` is filled in as the examination goes, so all are declared NotRequired; by
+    the time `examine` returns every one is there except the index's own findings (the inbox, task and
+    entity counts and the vector keys, left out when the index cannot be opened), `indexError` and
+    `indexErrorRemedy` (only then), and `repaired` (only with `--fix`).
+    """
+
+    root: str
+    headSha: str | None
+    dangling: NotRequired[list[DanglingEdge]]
+    orphanAccessRows: NotRequired[list[str]]
+    inboxDepth: NotRequired[int]
+    inboxCrowded: NotRequired[bool]
+    inboxTaskDepth: NotRequired[int]
+    inboxTasksCrowded: NotRequired[bool]
+    overdueTasks: NotRequired[list[OverdueTask]]
+    staleBlockers: NotRequired[list[StaleBlocker]]
+    untypedEntities: NotRequired[list[UntypedEntity]]
+    untypedEntityTotal: NotRequired[int]
+    indexFresh: NotRequired[bool]
+    indexHeadSha: NotRequired[str | None]
+    indexDrift: NotRequired[IndexDriftReport | None]
+    indexErrorRemedy: NotRequired[str]
+    embedModelMatches: NotRequired[bool]
+    storedEmbedModel: NotRequired[str | None]
+    configuredEmbedModel: NotRequired[str | None]
+    vectorCoverage: NotRequired[float]
+    vectorCoverageFloor: NotRequired[float]
+    vectorCoverageLow: NotRequired[bool]
+    chunks: NotRequired[int]
+    embeddings: NotRequired[int]
+    vectorCoverageRemedy: NotRequired[str | None]
+    filesChecked: NotRequired[int]
+    unparseable: NotRequired[list[UnparseableFile]]
+    warnings: NotRequired[list[FileWarnings]]
+    unsafeContent: NotRequired[list[UnsafeFile]]
+    strayFiles: NotRequired[list[StrayFile]]
+    statusMismatch: NotRequired[list[StatusMismatch]]
+    staleContentHashes: NotRequired[list[StaleContentHash]]
+    duplicateActiveHashes: NotRequired[list[DuplicateActiveHash]]
+    dirty: NotRequired[list[str]]
+    interruptedWrites: NotRequired[list[str]]
+    leftoverLocks: NotRequired[list[LeftoverLockEntry]]
+    stuckSleepRuns: NotRequired[list[str]]  # always empty: doctor reports none yet
+    missingObjects: NotRequired[list[MissingObjectEntry]]
+    stateSidecarProblem: NotRequired[str | None]
+    detachedHead: NotRequired[str | None]
+    gitIndex: NotRequired[str]
+    staleIndexEntries: NotRequired[list[str]]
+    indexError: NotRequired[str]
+    healthy: NotRequired[bool]
+    remedies: NotRequired[list[str]]
+    repaired: NotRequired[DoctorRepairs]
+
+
 class DoctorAnswer(NamedTuple):
-    data: dict[str, Any]
+    data: DoctorReport
     healthy: bool
 
 
@@ -64,7 +250,7 @@ def doctor(
     # Replays what a killed writer left, when no writer is live; a `.memhtml` that is not a directory is
     # this command's to repair (with `fix`) or to name.
     store = open_store(root, support_directory_checked=False)
-    set_aside: dict[str, Any] = {"supportDirectory": None, "stateDatabase": None, "stateRestored": None}
+    set_aside: SetAside = {"supportDirectory": None, "stateDatabase": None, "stateRestored": None}
     if support_directory_damaged(store.root):
         if not fix:
             refuse_damaged_support_directory(store.root)
@@ -93,7 +279,7 @@ def doctor(
     return DoctorAnswer(after, after["healthy"])
 
 
-def _set_aside_damaged_state(store: Store, moment: dt.datetime, set_aside: dict[str, Any]) -> None:
+def _set_aside_damaged_state(store: Store, moment: dt.datetime, set_aside: SetAside) -> None:
     """A state database that cannot be opened is renamed aside, and the counters `state export` last
     committed are restored into the empty one the next open creates (a damaged index is the rebuild's
     to set aside: everything in it comes back from git)."""
@@ -111,14 +297,14 @@ def _set_aside_damaged_state(store: Store, moment: dt.datetime, set_aside: dict[
         set_aside["stateRestored"] = f"{failure.code}: {failure.message}"
 
 
-def examine(store: Store, moment: dt.datetime, *, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def examine(store: Store, moment: dt.datetime, *, progress: Callable[[int, int], None] | None = None) -> DoctorReport:
     """The `doctor.report` data of the store as it stands (`healthy` included); `progress` hears
     (files checked, of) as the checks come in."""
     survey = bucket_files(store)
     files = survey.files
     verdicts = _inspected(store, files, progress)
     head = head_sha(store.root)
-    data: dict[str, Any] = {"root": str(store.root), "headSha": head}
+    data: DoctorReport = {"root": str(store.root), "headSha": head}
     present = frozenset(item.path for item in files)
     # A second active copy of an article is left out of the index on purpose (and reported on its own).
     twins = {path for group in _duplicate_active_hashes(verdicts) for path in group["paths"]}
@@ -145,7 +331,7 @@ def examine(store: Store, moment: dt.datetime, *, progress: Callable[[int, int],
     return data
 
 
-def _examine_repository(store: Store, data: dict[str, Any]) -> None:
+def _examine_repository(store: Store, data: DoctorReport) -> None:
     """What git itself must hold for the store to be safe to write: every object its history refers
     to, a branch checked out, and git's index in line with HEAD for the memory paths (a plain `git
     commit` records the index, so a stale entry there deletes or reverts a memory)."""
@@ -182,7 +368,7 @@ def _inspected(
 
 def _examine_index(
     store: Store,
-    data: dict[str, Any],
+    data: DoctorReport,
     present: frozenset[str],
     valid_at_head: dict[str, str],
     *,
@@ -195,24 +381,31 @@ def _examine_index(
             inbox, inbox_tasks = health.inbox_depths(database)
             untyped, untyped_total = health.untyped_entities(database)
             drift = health.index_drift(database, valid_at_head, frozenset(indexed_overlay) | overlay)
+            # `memhtml.index.health` answers untyped rows: these are their shapes.
             data.update(
-                dangling=health.dangling_edges(database, present),
-                orphanAccessRows=health.orphan_access_rows(database),
-                inboxDepth=inbox,
-                inboxCrowded=inbox > health.INBOX_CROWDED_ABOVE,
-                inboxTaskDepth=inbox_tasks,
-                inboxTasksCrowded=inbox_tasks > health.INBOX_TASKS_CROWDED_ABOVE,
-                overdueTasks=health.overdue_tasks(database, format_instant(moment)[:10]),
-                staleBlockers=health.stale_blockers(database),
-                untypedEntities=untyped,
-                untypedEntityTotal=untyped_total,
-                indexFresh=indexed_head == data["headSha"],
-                indexHeadSha=indexed_head,
-                indexDrift=drift.as_data(),
+                {
+                    "dangling": cast("list[DanglingEdge]", health.dangling_edges(database, present)),
+                    "orphanAccessRows": health.orphan_access_rows(database),
+                    "inboxDepth": inbox,
+                    "inboxCrowded": inbox > health.INBOX_CROWDED_ABOVE,
+                    "inboxTaskDepth": inbox_tasks,
+                    "inboxTasksCrowded": inbox_tasks > health.INBOX_TASKS_CROWDED_ABOVE,
+                    "overdueTasks": cast(
+                        "list[OverdueTask]", health.overdue_tasks(database, format_instant(moment)[:10])
+                    ),
+                    "staleBlockers": cast("list[StaleBlocker]", health.stale_blockers(database)),
+                    "untypedEntities": cast("list[UntypedEntity]", untyped),
+                    "untypedEntityTotal": untyped_total,
+                    "indexFresh": indexed_head == data["headSha"],
+                    "indexHeadSha": indexed_head,
+                    "indexDrift": cast("IndexDriftReport", drift.as_data()),
+                }
             )
             vectors = vector_state(database)
     except MemhtmlError as failure:
-        data.update(indexFresh=False, indexHeadSha=None, dangling=[], orphanAccessRows=[], indexDrift=None)
+        data.update(
+            {"indexFresh": False, "indexHeadSha": None, "dangling": [], "orphanAccessRows": [], "indexDrift": None}
+        )
         if not failure.retryable and failure.suggestions:
             data["indexErrorRemedy"] = failure.suggestions[0]
         return f"{failure.code}: {failure.message}"
@@ -220,20 +413,22 @@ def _examine_index(
     floor = load_config().coverage_floor()
     low = configured is not None and vectors.coverage < floor
     data.update(
-        embedModelMatches=vectors.space is None or vectors.space == configured,
-        storedEmbedModel=vectors.space,
-        configuredEmbedModel=configured,
-        vectorCoverage=vectors.coverage,
-        vectorCoverageFloor=floor,
-        vectorCoverageLow=low,
-        chunks=vectors.chunks,
-        embeddings=vectors.embeddings,
-        vectorCoverageRemedy="memhtml index embed" if low else None,
+        {
+            "embedModelMatches": vectors.space is None or vectors.space == configured,
+            "storedEmbedModel": vectors.space,
+            "configuredEmbedModel": configured,
+            "vectorCoverage": vectors.coverage,
+            "vectorCoverageFloor": floor,
+            "vectorCoverageLow": low,
+            "chunks": vectors.chunks,
+            "embeddings": vectors.embeddings,
+            "vectorCoverageRemedy": "memhtml index embed" if low else None,
+        }
     )
     return None
 
 
-def _report_files(data: dict[str, Any], verdicts: Sequence[FileVerdict]) -> None:
+def _report_files(data: DoctorReport, verdicts: Sequence[FileVerdict]) -> None:
     data["filesChecked"] = len(verdicts)
     data["unparseable"] = [
         {"path": verdict.path, "reason": "; ".join(verdict.violations)}
@@ -268,7 +463,7 @@ def _report_files(data: dict[str, Any], verdicts: Sequence[FileVerdict]) -> None
     data["duplicateActiveHashes"] = _duplicate_active_hashes(verdicts)
 
 
-def _duplicate_active_hashes(verdicts: Sequence[FileVerdict]) -> list[dict[str, Any]]:
+def _duplicate_active_hashes(verdicts: Sequence[FileVerdict]) -> list[DuplicateActiveHash]:
     owners: dict[str, list[str]] = defaultdict(list)
     for verdict in verdicts:
         if verdict.dedupes and verdict.content_hash is not None:
@@ -299,7 +494,7 @@ PROBLEM_LISTS = (
 )
 
 
-def _healthy(data: dict[str, Any]) -> bool:
+def _healthy(data: DoctorReport) -> bool:
     drift = data.get("indexDrift")
     return (
         not any(data.get(name) for name in PROBLEM_LISTS)
@@ -317,7 +512,7 @@ def _healthy(data: dict[str, Any]) -> bool:
     )
 
 
-def _remedies(data: dict[str, Any]) -> list[str]:
+def _remedies(data: DoctorReport) -> list[str]:
     remedies: list[str] = []
     root = data["root"]
     if data.get("missingObjects"):
@@ -347,8 +542,8 @@ def _remedies(data: dict[str, Any]) -> list[str]:
     return remedies
 
 
-def _repair(store: Store, found: dict[str, Any], moment: dt.datetime) -> dict[str, Any]:
-    repaired: dict[str, Any] = {
+def _repair(store: Store, found: DoctorReport, moment: dt.datetime) -> DoctorRepairs:
+    repaired: DoctorRepairs = {
         "rewritten": 0,
         "dropped": 0,
         "failedWrites": [],
@@ -376,7 +571,7 @@ def _repair(store: Store, found: dict[str, Any], moment: dt.datetime) -> dict[st
         noun = "link" if count == 1 else "links"
         message = commit_message(commit_subject("link", f"repair {count} dangling {noun}"))
         outcome = repair_dangling_links(store, links, format_instant(moment), message)
-        repaired.update(rewritten=outcome.rewritten, dropped=outcome.dropped, failedWrites=outcome.failed)
+        repaired.update({"rewritten": outcome.rewritten, "dropped": outcome.dropped, "failedWrites": outcome.failed})
         if outcome.committed is not None:
             repaired["commitSha"] = outcome.committed.landed.sha
     if found["stateSidecarProblem"] is not None:

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypedDict
 
 from memhtml.contracts.errors import EmbedSpaceMismatch, MemhtmlError, ModelUnavailable
 from memhtml.index.database import Database, open_database
@@ -21,7 +21,7 @@ from memhtml.index.vectors import embed_pending, pending_in_space, prune_vectors
 from memhtml.operations.config import load_config
 
 if TYPE_CHECKING:
-    from memhtml.operations.indexing import PhaseProgress
+    from memhtml.operations.indexing import CommandWarning, PhaseProgress
 
 _loaded: dict[str, Embedder | None] = {}
 _loading = threading.Lock()
@@ -59,7 +59,23 @@ def configured_embedder() -> Embedder | None:
 
 class EmbedOutcome(NamedTuple):
     written: int
-    warning: dict[str, Any] | None = None
+    warning: CommandWarning | None = None
+
+
+class EmbedReport(TypedDict):
+    """What `index embed` did (or, with `dryRun`, would do): the vectors written and those still owed."""
+
+    mode: Literal["embed"]
+    headSha: str | None
+    dryRun: bool
+    embedModel: str
+    replacedEmbedModel: str | None
+    chunks: int
+    embeddings: int
+    embeddingsWritten: int
+    embeddingsRemaining: int
+    vectorCoverage: float
+    vectorCoverageFloor: float
 
 
 def embed_after_pass(
@@ -83,7 +99,7 @@ def embed_after_pass(
         return EmbedOutcome(0, _embedding_warning(error))
 
 
-def _embedding_warning(error: MemhtmlError) -> dict[str, Any]:
+def _embedding_warning(error: MemhtmlError) -> CommandWarning:
     return {
         "ok": False,
         "warning": f"indexed, but not embedded ({error.message}); search runs without those vectors",
@@ -91,7 +107,7 @@ def _embedding_warning(error: MemhtmlError) -> dict[str, Any]:
     }
 
 
-def embed_index(root: Path, *, dry_run: bool = False, progress: PhaseProgress | None = None) -> dict[str, Any]:
+def embed_index(root: Path, *, dry_run: bool = False, progress: PhaseProgress | None = None) -> EmbedReport:
     """`index embed`: give every chunk without a vector one; a different configured space replaces the
     index's vectors (the remedy for a mismatch), never mixes with them. `progress` hears ("embedding",
     texts, of)."""

@@ -8,19 +8,27 @@ store's own rules (memory paths, status against bucket, the stated content hash,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple, NotRequired, TypedDict
 
 from memhtml.contracts.limits import MAX_MEMORY_BYTES
 from memhtml.contracts.paths import is_archived_path, path_problem
 from memhtml.html.document import document_parts, parse_memory_tree
 from memhtml.html.parser import parse_document
 from memhtml.html.validate import check_memory_tree
-from memhtml.operations.filejudgment import INVALID, status_contradiction, unsafe_problems
+from memhtml.operations.filejudgment import INVALID, Problem, status_contradiction, unsafe_problems
 
 SYMLINK_REASON: Final[str] = "a symbolic link: memories are plain files, and a link may point out of the store"
 
 # (path, blob id, from the working tree, is a symlink, bytes or None when unreadable)
 FileItem = tuple[str, str, bool, bool, bytes | None]
+
+
+class UnsafeFinding(TypedDict):
+    """What a write door would refuse in a stored file (never a secret's value), under that file."""
+
+    reason: str
+    code: str
+    line: NotRequired[int]
 
 
 class FileVerdict(NamedTuple):
@@ -30,7 +38,7 @@ class FileVerdict(NamedTuple):
     memory: bool  # a path that can hold a memory (the index projects it when it has no violations)
     violations: Sequence[str] = ()
     warnings: Sequence[str] = ()
-    unsafe: Sequence[dict[str, Any]] = ()  # {reason, code, line?}; never a secret's value
+    unsafe: Sequence[UnsafeFinding] = ()
     stray_reason: str | None = None  # an `.html` file or a symlink in a bucket that is no memory
     status: str | None = None
     status_mismatch: bool = False
@@ -61,7 +69,7 @@ def inspect_file(
     except UnicodeDecodeError as error:
         return FileVerdict(path, blob, in_worktree_only, True, violations=[f"not UTF-8 text (byte {error.start})"])
     tree = parse_document(text)
-    unsafe = [_without_path(problem.as_data()) for problem in unsafe_problems(path, text, tree)]
+    unsafe = [_without_path(problem) for problem in unsafe_problems(path, text, tree)]
     if len(content) > MAX_MEMORY_BYTES:
         unsafe.append({"reason": f"{len(content)} bytes, over the {MAX_MEMORY_BYTES}-byte limit", "code": INVALID})
     parts = document_parts(tree)
@@ -84,6 +92,9 @@ def inspect_file(
     )
 
 
-def _without_path(problem: dict[str, Any]) -> dict[str, Any]:
+def _without_path(problem: Problem) -> UnsafeFinding:
     """The report groups findings under their file; the path need not repeat in each."""
-    return {key: value for key, value in problem.items() if key != "path"}
+    finding: UnsafeFinding = {"reason": problem.reason, "code": problem.code}
+    if problem.line is not None:
+        finding["line"] = problem.line
+    return finding

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple, NotRequired, TypedDict
 
 from memhtml.contracts.limits import MAX_MEMORY_BYTES, size_words
 from memhtml.contracts.paths import is_archived_path, path_problem
@@ -57,6 +57,15 @@ class CandidateStream(NamedTuple):
     total: int
 
 
+class ProblemEntry(TypedDict):
+    """A problem as a report lists it: its file, what is wrong, its code (violations only), its line."""
+
+    path: str
+    reason: str
+    code: NotRequired[str]
+    line: NotRequired[int]
+
+
 class Problem(NamedTuple):
     """A violation (or a warning) of one file; `line` when the scan knows where it is."""
 
@@ -65,8 +74,8 @@ class Problem(NamedTuple):
     code: str = INVALID
     line: int | None = None
 
-    def as_data(self, *, with_code: bool = True) -> dict[str, Any]:
-        data: dict[str, Any] = {"path": self.path, "reason": self.reason}
+    def as_data(self, *, with_code: bool = True) -> ProblemEntry:
+        data: ProblemEntry = {"path": self.path, "reason": self.reason}
         if with_code:
             data["code"] = self.code
         if self.line is not None:

@@ -13,7 +13,7 @@ import os
 import shlex
 import stat
 from pathlib import Path
-from typing import Any, Final, Literal, NamedTuple
+from typing import Final, Literal, NamedTuple, NotRequired, TypedDict
 
 from memhtml.contracts.errors import IntegrationModified
 from memhtml.store.gitcmd import git_text
@@ -43,6 +43,18 @@ exec "$python" -m memhtml validate --staged --repo .
 HookState = Literal["absent", "ours", "edited", "foreign"]
 
 
+class HookReport(TypedDict):
+    """What `hooks install` or `hooks uninstall` did to the pre-commit hook, and where it is."""
+
+    hook: str
+    outcome: str
+    changed: bool
+    shared: bool
+    interpreter: NotRequired[str | None]  # a file is there: the Python memhtml's hook runs, else None
+    edited: NotRequired[bool]  # kept: memhtml's hook, edited since
+    foreign: NotRequired[bool]  # kept: a hook memhtml did not write
+
+
 class _Hook(NamedTuple):
     """The pre-commit hook file of a store and what occupies it."""
 
@@ -58,8 +70,8 @@ class _Hook(NamedTuple):
             return "foreign"
         return "ours" if _interpreter_of(self.text) is not None else "edited"
 
-    def answer(self, outcome: str, *, changed: bool) -> dict[str, Any]:
-        data: dict[str, Any] = {
+    def answer(self, outcome: str, *, changed: bool) -> HookReport:
+        data: HookReport = {
             "hook": _shown_location(self.store, self.path),
             "outcome": outcome,
             "changed": changed,
@@ -76,7 +88,7 @@ def hook_text(interpreter: str) -> str:
     return _TEMPLATE.format(marker=MARKER, interpreter=shlex.quote(interpreter))
 
 
-def install_hook(root: Path, interpreter: str, *, force: bool) -> dict[str, Any]:
+def install_hook(root: Path, interpreter: str, *, force: bool) -> HookReport:
     """Install the pre-commit hook; the `hooks.report` data. `outcome`: `installed`, `unchanged` (the same
     hook was there), `updated` (memhtml's hook for another interpreter, or not executable), `replaced`
     (another hook, with --force). Another hook without --force: `IntegrationModified`."""
@@ -97,7 +109,7 @@ def install_hook(root: Path, interpreter: str, *, force: bool) -> dict[str, Any]
     return _Hook(hook.store, hook.path, wanted).answer(outcome, changed=True)
 
 
-def uninstall_hook(root: Path) -> dict[str, Any]:
+def uninstall_hook(root: Path) -> HookReport:
     """Remove the pre-commit hook memhtml wrote; the `hooks.report` data. `outcome`: `removed`, `absent`
     (no hook), `kept` (a hook memhtml did not write, or one edited since: left alone)."""
     hook = _locate(root)
@@ -106,7 +118,10 @@ def uninstall_hook(root: Path) -> dict[str, Any]:
         return hook.answer("absent", changed=False)
     if state != "ours":
         data = hook.answer("kept", changed=False)
-        data["edited" if state == "edited" else "foreign"] = True
+        if state == "edited":
+            data["edited"] = True
+        else:
+            data["foreign"] = True
         return data
     hook.path.unlink()
     return _Hook(hook.store, hook.path, None).answer("removed", changed=True)

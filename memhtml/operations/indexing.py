@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, cast
 
 from memhtml.contracts.errors import DamagedIndex, MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -35,6 +35,72 @@ if TYPE_CHECKING:
 
 # What a long command reports as it goes: (phase, done, of), e.g. ("indexing", 4000, 100000).
 PhaseProgress = Callable[[str, int, int], None]
+
+
+class CommandWarning(TypedDict):
+    """A warning on an answer that still succeeded: what went wrong, and the command that puts it right."""
+
+    ok: Literal[False]
+    warning: str
+    remedy: str
+
+
+class SkippedPath(TypedDict):
+    """A file an index pass left out of the index, and why."""
+
+    path: str
+    reason: str
+
+
+class IndexPassReport(TypedDict):
+    """What `index rebuild` or `index update` did: the files it indexed and the vectors it wrote."""
+
+    mode: Literal["rebuild", "update"]
+    headSha: str | None
+    unchanged: NotRequired[bool]  # update only: the pass found nothing to do
+    added: NotRequired[int]  # update only, like `modified`, `removed` and `renamed`
+    modified: NotRequired[int]
+    removed: NotRequired[int]
+    renamed: NotRequired[int]
+    filesIndexed: NotRequired[int]  # rebuild only, like the counts and `embeddingsPreserved`
+    chunksIndexed: NotRequired[int]
+    edgesIndexed: NotRequired[int]
+    dirty: int
+    embeddingsWritten: int
+    embeddingsPreserved: NotRequired[int]
+    skipped: list[SkippedPath]
+    warnings: NotRequired[list[CommandWarning]]
+    damagedIndexSetAside: NotRequired[str]  # an unreadable index file, set aside before the rebuild
+
+
+class IndexStatus(TypedDict):
+    """What `index status` says: the watermark, whether the index is fresh, its row and vector counts."""
+
+    mode: Literal["status"]
+    headSha: str | None
+    fresh: bool
+    embedModel: str | None
+    embedDim: int | None
+    embedModelMatches: bool
+    configuredEmbedModel: str | None
+    rebuiltAt: str | None
+    updatedAt: str | None
+    files: int
+    activeFiles: int
+    edges: int
+    derivedEdges: int
+    tags: int
+    entities: int
+    terms: int
+    postings: int
+    dirtyPaths: list[str]
+    chunks: int
+    embeddings: int
+    vectorCoverage: float
+    vectorCoverageFloor: float
+    vectorCoverageLow: bool
+    traces: int
+    hasState: bool
 
 
 def now_instant() -> str:
@@ -78,7 +144,7 @@ def follow_with_vectors(
         outcome = embed_after_pass(database, paths, progress=progress)
         report.embeddings_written += outcome.written
         if outcome.warning is not None:
-            report.warnings.append(outcome.warning)
+            _pass_warnings(report).append(outcome.warning)
         if report.vectors_owed or report.projected_paths:
             vectors_settled(database)
 
@@ -112,7 +178,7 @@ def fresh_index(store: Store, *, writable: bool = False, committed_nothing: bool
         yield database
 
 
-def rebuild_index(root: Path, *, embed: bool = True, progress: PhaseProgress | None = None) -> dict[str, Any]:
+def rebuild_index(root: Path, *, embed: bool = True, progress: PhaseProgress | None = None) -> IndexPassReport:
     """`index rebuild`: every memory in HEAD, then the dirty working tree. Every vector whose chunk
     survives is kept; with `embed`, the rest are embedded (in the configured space: a rebuild is a
     remedy for a space mismatch). `progress` hears ("indexing", files, of) and ("embedding", texts, of).
@@ -139,7 +205,7 @@ def rebuild_index(root: Path, *, embed: bool = True, progress: PhaseProgress | N
         return data
 
 
-def _rebuild_in(store: Store, *, embed: bool, progress: PhaseProgress | None) -> dict[str, Any]:
+def _rebuild_in(store: Store, *, embed: bool, progress: PhaseProgress | None) -> IndexPassReport:
     from memhtml.index.indexer import rebuild, rebuild_plan
     from memhtml.index.vectors import embed_pending, prune_vectors, vector_state
     from memhtml.operations.embedding import configured_embedder, configured_space
@@ -195,7 +261,7 @@ def progress_phase(progress: PhaseProgress | None, phase: str) -> Callable[[int,
     return None if progress is None else lambda done, of: progress(phase, done, of)
 
 
-def update_index(root: Path, *, embed: bool = True) -> dict[str, Any]:
+def update_index(root: Path, *, embed: bool = True) -> IndexPassReport:
     """`index update`: the commits since the watermark, then the dirty working tree."""
     store = open_store(root)
     reader = GitCorpusReader(store.root)
@@ -216,7 +282,12 @@ def load_pass_code(*, embed: bool) -> None:
             configured_embedder()
 
 
-def _with_warnings(report: PassReport, counts: Mapping[str, int] | None = None) -> dict[str, Any]:
+def _pass_warnings(report: PassReport) -> list[CommandWarning]:
+    """The warnings a pass gathered, as the list itself: `PassReport` holds them untyped."""
+    return cast("list[CommandWarning]", report.warnings)
+
+
+def _with_warnings(report: PassReport, counts: Mapping[str, int] | None = None) -> IndexPassReport:
     """The pass's answer; `counts` follow `filesIndexed`, in the order the command's contract gives."""
     data = report.as_data()
     if counts:
@@ -228,10 +299,11 @@ def _with_warnings(report: PassReport, counts: Mapping[str, int] | None = None) 
         data = placed
     if report.warnings:
         data["warnings"] = report.warnings
-    return data
+    # `PassReport.as_data` and its warnings are untyped (`memhtml.index.indexer`): this is their shape.
+    return cast("IndexPassReport", data)
 
 
-def index_status(root: Path) -> dict[str, Any]:
+def index_status(root: Path) -> IndexStatus:
     """`index status`: watermark, freshness and row counts."""
     from memhtml.index.counts import index_totals
     from memhtml.index.vectors import vector_state
@@ -346,7 +418,7 @@ class IndexSession:
         known: Mapping[str, FileProjection] | None = None,
         progress: PhaseProgress | None = None,
         counters_moved: Sequence[tuple[str, str]] = (),
-    ) -> dict[str, Any] | None:
+    ) -> CommandWarning | None:
         """Index the commit just made (and record its session links); any failure here becomes a
         warning, never a failed command: the commit has landed. So does a signal: the pass stops at its
         next report and is left to the next command. `progress` as `catch_up` takes it.
@@ -378,9 +450,10 @@ class IndexSession:
             else:
                 self.problem = "interrupted" if isinstance(error, KeyboardInterrupt) else type(error).__name__
             return self.warning()
-        return report.warnings[0] if report.warnings else None
+        warnings = _pass_warnings(report)
+        return warnings[0] if warnings else None
 
-    def warning(self) -> dict[str, Any]:
+    def warning(self) -> CommandWarning:
         if self.repair is not None:
             return {
                 "ok": False,
@@ -446,7 +519,7 @@ def record_session_link(database: Database, link: SessionLink) -> None:
 
 def record_access(
     store: Store, path: str, session_id: str | None, prompt_id: str | None, turn_uuid: str | None
-) -> dict[str, Any] | None:
+) -> CommandWarning | None:
     """Count a read of `path` (and its session link); a state failure is a warning, never a failed read."""
     now = now_instant()
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from memhtml.contracts.instants import format_instant
 from memhtml.contracts.paths import confine_memory_path, is_archived_path, page_cursor, slugify
@@ -17,7 +17,7 @@ from memhtml.index.listing import task_page
 from memhtml.index.session_links import SessionLink
 from memhtml.operations.browse import resolve
 from memhtml.operations.indexing import fresh_index, writable_index
-from memhtml.operations.screening import merged, screen_request, screen_text
+from memhtml.operations.screening import ScreenedFields, merged, screen_request, screen_text
 from memhtml.operations.write import WriteRequest, place_memory
 from memhtml.operations.write_pipeline import staging_warning, store_planned
 from memhtml.store.archiving import archived_text
@@ -34,22 +34,110 @@ from memhtml.store.lifecycle import (
 from memhtml.store.repository import open_store
 from memhtml.store.transaction import Committed
 
+if TYPE_CHECKING:
+    from memhtml.operations.indexing import CommandWarning
+
+
+class LandedFields(TypedDict):
+    """What every lifecycle answer ends with: the commit (None when nothing changed) and `stored`."""
+
+    commitSha: str | None
+    stored: bool
+    index: NotRequired[CommandWarning]  # the commit landed, but the search or the git index lags
+
+
+class ChangedFields(TypedDict, total=False):
+    changed: list[str]  # the head fields an `updated` memory took from this write
+
+
+class Archived(LandedFields):
+    """The `memory.archived` data."""
+
+    path: str
+    archivePath: str
+    outcome: str
+
+
+class Corrected(ChangedFields, ScreenedFields, LandedFields):
+    """The `memory.corrected` data: the successor, the archived target, and what dedupe found."""
+
+    path: str
+    archivedPath: str | None
+    contentHash: str
+    outcome: str
+    deduped: bool
+    existingPath: str | None
+
+
+class Linked(LandedFields):
+    """The `memory.linked` data: the edge, and whether the source file changed."""
+
+    srcPath: str
+    dstPath: str
+    rel: str
+    outcome: str
+
+
+class TaskAdded(ScreenedFields, LandedFields):
+    """The `task.added` data."""
+
+    path: str | None
+    created: bool
+    deduped: bool
+    existingPath: None
+    taskStatus: str
+    dueAt: str | None
+    outcome: str
+
+
+class TaskMoved(LandedFields):
+    """The `task.status` data: the new status, and where a `done` task was archived."""
+
+    path: str
+    taskStatus: str
+    archived: bool
+    unchanged: bool
+    archivePath: str | None
+    outcome: str
+
+
+class TaskEntry(TypedDict):
+    """One task of `task list`, with the open tasks that still block it."""
+
+    path: str
+    title: str
+    taskStatus: str | None
+    dueAt: str | None
+    workspace: str | None
+    archived: bool
+    updatedAt: str | None
+    blockedBy: list[str]
+
+
+class TaskPage(TypedDict):
+    """The `task.list` data: a page of tasks, and the cursor of the next one (None on the last)."""
+
+    tasks: list[TaskEntry]
+    nextCursor: str | None
+
 
 def _moment(now: dt.datetime | None) -> dt.datetime:
     return now or dt.datetime.now(dt.UTC)
 
 
-def _answer(
-    committed: Committed | None, data: dict[str, Any], warning: dict[str, Any] | None, paths: list[str]
-) -> dict[str, Any]:
+def _landed(committed: Committed | None, warning: CommandWarning | None, paths: list[str]) -> LandedFields:
     """Commit sha, `stored`, and an `index` warning for the search index or the user's git index."""
-    data["commitSha"] = committed.landed.sha if committed is not None and committed.landed.created else None
-    data["stored"] = data["commitSha"] is not None
+    commit_sha = committed.landed.sha if committed is not None and committed.landed.created else None
+    landed: LandedFields = {"commitSha": commit_sha, "stored": commit_sha is not None}
     if warning is not None:
-        data["index"] = warning
+        landed["index"] = warning
     elif committed is not None and not committed.index_synced:
-        data["index"] = staging_warning(paths)
-    return data
+        landed["index"] = staging_warning(paths)
+    return landed
+
+
+def _changed(changed: tuple[str, ...]) -> ChangedFields:
+    return {"changed": list(changed)} if changed else {}
 
 
 def _live_successor(root: Path, path: str) -> str | None:
@@ -61,7 +149,7 @@ def _live_successor(root: Path, path: str) -> str | None:
     return str(live) if resolved.get("stopReason") == "live" and live else None
 
 
-def archive(root: Path, raw_path: str, reason: str, now: dt.datetime | None = None) -> dict[str, Any]:
+def archive(root: Path, raw_path: str, reason: str, now: dt.datetime | None = None) -> Archived:
     """`archive`: move one active memory into archive/<YYYY>/ with its stamps, as one commit."""
     path = confine_memory_path(raw_path, "archive")
     screen_text("reason", reason)  # the reason is committed: refused like a memory's text
@@ -73,13 +161,17 @@ def archive(root: Path, raw_path: str, reason: str, now: dt.datetime | None = No
     with writable_index(store) as index:
         retired = archive_memory(store, path, instant, message)
         warning = index.follow_commit()
-    data = {"path": path, "archivePath": retired.archive_path, "outcome": "updated"}
-    return _answer(retired.committed, data, warning, [path, retired.archive_path])
+    return {
+        "path": path,
+        "archivePath": retired.archive_path,
+        "outcome": "updated",
+        **_landed(retired.committed, warning, [path, retired.archive_path]),
+    }
 
 
 def correct(
     root: Path, raw_target: str, request: WriteRequest, reason: str | None, now: dt.datetime | None = None
-) -> dict[str, Any]:
+) -> Corrected:
     """`correct`: write the corrected memory beside the target (carrying its tags, entities and
     workspace), archive the target as superseded, one commit. See `correct_memory` for dedupe.
     The caller's texts and the reason (a commit trailer) are screened before the store is opened, the
@@ -139,22 +231,21 @@ def correct(
             archived = corrected.archive_path
             moved = [(target, archived), (corrected.path, archived)] if archived else []
             warning = index.follow_commit(links, counters_moved=moved)
-    data: dict[str, Any] = {
+    touched = [corrected.path] + ([corrected.archive_path, target] if corrected.archive_path else [])
+    return {
         "path": corrected.path,
         "archivedPath": corrected.archive_path,
         "contentHash": placed.content_hash,
         "outcome": corrected.outcome,
         "deduped": corrected.outcome != "written",
         "existingPath": None if corrected.outcome == "written" else corrected.path,
+        **_changed(corrected.changed),
+        **screened.report(),
+        **_landed(corrected.committed, warning, touched),
     }
-    if corrected.changed:
-        data["changed"] = list(corrected.changed)
-    data.update(screened.report())
-    touched = [corrected.path] + ([corrected.archive_path, target] if corrected.archive_path else [])
-    return _answer(corrected.committed, data, warning, touched)
 
 
-def link(root: Path, raw_source: str, rel: str, raw_destination: str) -> dict[str, Any]:
+def link(root: Path, raw_source: str, rel: str, raw_destination: str) -> Linked:
     """`link`: add a typed edge to the source file, one commit; an edge already there changes nothing."""
     source = confine_memory_path(raw_source, "link")
     destination = confine_memory_path(raw_destination, "link")
@@ -163,11 +254,16 @@ def link(root: Path, raw_source: str, rel: str, raw_destination: str) -> dict[st
     with writable_index(store) as index:
         committed = link_memories(store, source, rel, destination, message)
         warning = index.follow_commit() if committed is not None else None
-    data = {"srcPath": source, "dstPath": destination, "rel": rel, "outcome": "updated" if committed else "unchanged"}
-    return _answer(committed, data, warning, [source])
+    return {
+        "srcPath": source,
+        "dstPath": destination,
+        "rel": rel,
+        "outcome": "updated" if committed else "unchanged",
+        **_landed(committed, warning, [source]),
+    }
 
 
-def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> dict[str, Any]:
+def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) -> TaskAdded:
     """`task add`: a task memory (never deduped); one opened `done` is written straight into the archive."""
     request, screened = screen_request(request)
     moment = _moment(now)
@@ -187,7 +283,7 @@ def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) 
     outcome = run.stored.outcomes[0]
     if outcome.error is not None:
         raise outcome.error
-    data = {
+    return {
         "path": outcome.path,
         "created": True,
         "deduped": False,
@@ -196,13 +292,13 @@ def task_add(root: Path, request: WriteRequest, now: dt.datetime | None = None) 
         "dueAt": request.due,
         "outcome": outcome.outcome,
         **screened.report(),
+        **_landed(run.stored.committed, run.index_warning, [outcome.path or ""]),
     }
-    return _answer(run.stored.committed, data, run.index_warning, [outcome.path or ""])
 
 
 def task_status(
     root: Path, raw_path: str, status: str, reason: str | None, now: dt.datetime | None = None
-) -> dict[str, Any]:
+) -> TaskMoved:
     """`task status`: move a task's status; `done` archives it in the same commit."""
     path = confine_memory_path(raw_path, "task status")
     screen_text("reason", reason)  # the reason is committed: refused like a memory's text
@@ -215,15 +311,16 @@ def task_status(
     with writable_index(store) as index:
         moved = move_task(store, path, status, instant, messages)
         warning = index.follow_commit() if moved.committed is not None else None
-    data = {
+    touched = [path] + ([moved.archive_path] if moved.archive_path else [])
+    return {
         "path": path,
         "taskStatus": status,
         "archived": moved.archive_path is not None,
         "unchanged": moved.committed is None,
         "archivePath": moved.archive_path,
         "outcome": "unchanged" if moved.committed is None else "updated",
+        **_landed(moved.committed, warning, touched),
     }
-    return _answer(moved.committed, data, warning, [path] + ([moved.archive_path] if moved.archive_path else []))
 
 
 def task_request(title: str, claim: str | None, bodies: list[str], status: str, **fields: Any) -> WriteRequest:
@@ -247,7 +344,7 @@ def task_list(
     limit: int = 50,
     cursor: str | None = None,
     include_archived: bool = False,
-) -> dict[str, Any]:
+) -> TaskPage:
     """`task list`: tasks in path order with their live blockers (a blocker that is done or archived
     no longer blocks)."""
     store = open_store(root)
@@ -262,7 +359,7 @@ def task_list(
             rows=limit + 1,
         )
     page = rows[:limit]
-    tasks = [
+    tasks: list[TaskEntry] = [
         {
             "path": row.path,
             "title": row.title,

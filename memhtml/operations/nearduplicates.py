@@ -10,7 +10,7 @@ embedder is off, failed, or holds another vector space, and the answer then says
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple, TypedDict
 
 from memhtml.contracts.errors import EmbedSpaceMismatch, ModelUnavailable
 from memhtml.domain.divergence import diverges
@@ -36,8 +36,17 @@ class NearDuplicateText(NamedTuple):
     content_hash: str
 
 
+class NearDuplicateFinding(TypedDict):
+    """A near-duplicate of one op: the stored memory (`path`) or earlier op (`batch_index`), its cosine and text."""
+
+    path: str | None
+    batch_index: int | None
+    similarity: float
+    claim: str
+
+
 class NearDuplicateReport(NamedTuple):
-    findings: list[list[dict[str, Any]] | None]
+    findings: list[list[NearDuplicateFinding] | None]
     degraded: bool
 
 
@@ -63,11 +72,11 @@ def find_near_duplicates(database: Database | None, items: Sequence[NearDuplicat
     stored = stored_neighbours(database, vectors, NEAR_DUPLICATE_THRESHOLD, _CANDIDATES)
     own_hashes = _hashes_of(database, [stored_paths for stored_paths in stored])
     earlier = earlier_neighbours(vectors, texts, NEAR_DUPLICATE_THRESHOLD, _CANDIDATES)
-    findings: list[list[dict[str, Any]] | None] = [None] * len(items)
+    findings: list[list[NearDuplicateFinding] | None] = [None] * len(items)
     for slot, index in enumerate(positions):
         item = items[index]
         assert item is not None
-        found: list[tuple[float, dict[str, Any]]] = []
+        found: list[tuple[float, NearDuplicateFinding]] = []
         for neighbour in stored[slot]:
             if own_hashes.get(neighbour.path or "") == item.content_hash or diverges(item.text, neighbour.text):
                 continue
@@ -88,7 +97,7 @@ def find_near_duplicates(database: Database | None, items: Sequence[NearDuplicat
     return NearDuplicateReport(findings, degraded=False)
 
 
-def _finding(neighbour: Neighbour, *, path: str | None = None, batch_index: int | None = None) -> dict[str, Any]:
+def _finding(neighbour: Neighbour, *, path: str | None = None, batch_index: int | None = None) -> NearDuplicateFinding:
     return {
         "path": path,
         "batch_index": batch_index,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, TypedDict
 
 from memhtml.contracts.errors import UsageError
 from memhtml.contracts.instants import is_sortable_instant
@@ -42,6 +42,77 @@ class RetrievalRequest(NamedTuple):
     as_of: str | None = None
     limit: int = 10
     budget: int = 16000
+
+
+class SearchHit(TypedDict):
+    """One memory of `memory.hits`: what it is, its fused score, a snippet of its body and its successor."""
+
+    path: str
+    title: str
+    gist: str
+    memoryType: str
+    score: float
+    confidence: float | None
+    updatedAt: str
+    snippet: str
+    entities: list[str]
+    supersededBy: str | None
+
+
+class ArchivedMatch(TypedDict):
+    """An archived memory that matches a query no live memory matched, and what replaced it."""
+
+    path: str
+    title: str
+    supersededBy: str | None
+
+
+class SearchHits(TypedDict):
+    """The `memory.hits` data: the hits best first, the arms that voted, and why an answer may be thin."""
+
+    hits: list[SearchHit]
+    degraded: bool
+    vectorCoverage: float
+    arms: list[str]
+    entityScope: str | None
+    scopeEmpty: bool
+    archivedMatches: int
+    archived: list[ArchivedMatch]
+
+
+class MemorySummary(TypedDict):
+    """A memory as one index line of a recall pack: path, title, gist and type."""
+
+    path: str
+    title: str
+    gist: str
+    memoryType: str
+
+
+class DisclosedMemory(MemorySummary):
+    """A memory a recall pack quotes: its index line and the text disclosed under the budget."""
+
+    body: str
+
+
+class RecallFold(TypedDict):
+    """One budgeted part of a recall pack: the memories quoted, the rest as index lines, and what it spent."""
+
+    disclosed: list[DisclosedMemory]
+    indexLines: list[MemorySummary]
+    spentChars: int
+    truncated: bool
+
+
+class RecallPack(TypedDict):
+    """The `recall.pack` data: the arcs and the other memories, each folded under its own budget."""
+
+    arcs: RecallFold
+    memories: RecallFold
+    spentChars: int
+    truncated: bool
+    degraded: bool
+    vectorCoverage: float
 
 
 def facet_pairs(values: Sequence[str]) -> list[tuple[str, str]]:
@@ -123,7 +194,7 @@ def _scope(store: Store, request: RetrievalRequest, command: str) -> Scope:
     )
 
 
-def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
+def search(root: Path, request: RetrievalRequest) -> SearchHits:
     """The `memory.hits` data: relevant memories only, best first, with a real fused score."""
     store = open_store(root)
     scope = _scope(store, request, "search")
@@ -155,7 +226,7 @@ def search(root: Path, request: RetrievalRequest) -> dict[str, Any]:
     }
 
 
-def recall(root: Path, request: RetrievalRequest) -> dict[str, Any]:
+def recall(root: Path, request: RetrievalRequest) -> RecallPack:
     """The `recall.pack` data: the best memories quoted in full under a character budget, the rest as
     index lines; arcs have their own budget."""
     store = open_store(root)
@@ -210,7 +281,7 @@ def query_vector(database: Database, text: str, *, embed: bool = True) -> Semant
     return SemanticSide(QueryVector(values, embedder.similarity_floor), coverage, False)
 
 
-def _fold(rows: list[dict[str, Any]], budget: int) -> dict[str, Any]:
+def _fold(rows: list[dict[str, Any]], budget: int) -> RecallFold:
     # Imported here: only recall folds, and a search should not pay for defining its records.
     from memhtml.domain.recall_fold import DisclosureCandidate, fold_disclosure
 
@@ -235,11 +306,11 @@ def _fold(rows: list[dict[str, Any]], budget: int) -> dict[str, Any]:
     }
 
 
-def _summary(row: dict[str, Any]) -> dict[str, Any]:
+def _summary(row: dict[str, Any]) -> MemorySummary:
     return {"path": row["path"], "title": row["title"], "gist": row["gist"], "memoryType": row["memory_type"]}
 
 
-def _hit(row: dict[str, Any], score: float) -> dict[str, Any]:
+def _hit(row: dict[str, Any], score: float) -> SearchHit:
     return {
         "path": row["path"],
         "title": row["title"],
@@ -262,7 +333,7 @@ def snippet(body_text: str) -> str:
 
 def _archived_hint(
     database: Database, query: QueryTerms, scope: Scope, request: RetrievalRequest, vector: QueryVector | None
-) -> list[dict[str, Any]]:
+) -> list[ArchivedMatch]:
     if request.include_archived or request.as_of is not None:
         return []
     paths = archived_matches(database, query, scope, vector)[:ARM_LIMIT]

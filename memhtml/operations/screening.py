@@ -11,7 +11,7 @@ first call stores nothing unscreened. Refusals never echo a secret.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple, TypedDict, cast
 
 from memhtml.contracts.errors import InvalidMemory, InvisibleCharacters, SecretDetected
 from memhtml.contracts.limits import MAX_MEMORY_BYTES, size_words
@@ -29,6 +29,7 @@ from memhtml.html.parser import parse_fragment
 from memhtml.html.tree import Element, iter_elements
 
 if TYPE_CHECKING:
+    from memhtml.operations.batchinput import ApplyOpFields
     from memhtml.operations.write import WriteRequest
 
 _LISTED: Final = 6  # findings a message names before it says how many more there are
@@ -42,20 +43,45 @@ STRIP_HINT: Final = (
 )
 
 
+class RedactedSecret(TypedDict):
+    """A secret the notary replaced with `[REDACTED:<kind>]`, and the field it was in."""
+
+    kind: str
+    field: str
+
+
+class StrippedCharacter(TypedDict):
+    """An invisible character the notary removed (its code point, `U+200B`), and the field it was in."""
+
+    character: str
+    field: str
+
+
+class ScreenedFields(TypedDict, total=False):
+    """The answer's account of what screening cleaned; each key only when something was."""
+
+    redacted: list[RedactedSecret]
+    stripped: list[StrippedCharacter]
+
+
 class Screened(NamedTuple):
     """What screening changed, for the answer: (secret kind, field) redacted, (code point, field) removed."""
 
     redacted: tuple[tuple[str, str], ...] = ()
     stripped: tuple[tuple[str, str], ...] = ()
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> ScreenedFields:
         """`redacted: [{kind, field}]` and `stripped: [{character, field}]`, each only when not empty."""
-        data: dict[str, Any] = {}
-        if self.redacted:
-            data["redacted"] = [{"kind": kind, "field": field} for kind, field in self.redacted]
-        if self.stripped:
-            data["stripped"] = [{"character": character, "field": field} for character, field in self.stripped]
+        data: ScreenedFields = {}
+        self.add_to(data)
         return data
+
+    def add_to(self, answer: ScreenedFields) -> None:
+        """Put `report()`'s keys into an answer that carries them (a write's, an op's)."""
+        if self.redacted:
+            answer["redacted"] = [{"kind": kind, "field": field} for kind, field in self.redacted]
+        if self.stripped:
+            answer["stripped"] = [{"character": character, "field": field} for character, field in self.stripped]
 
 
 class _Located(NamedTuple):
@@ -142,7 +168,7 @@ def screen_request(request: WriteRequest) -> tuple[WriteRequest, Screened]:
     if plainly_clear("\n".join(_texts_of(request))):
         return request, Screened()
     screen = _Screen(redact=request.redact, strip_invisible=request.strip_invisible)
-    screened = request._replace(**_request_texts(screen, request))
+    screened = _screened_request(screen, request)
     return screened, screen.finish()
 
 
@@ -152,12 +178,12 @@ def refuse_unscreened(request: WriteRequest) -> None:
     if plainly_clear("\n".join(_texts_of(request))):
         return
     screen = _Screen(redact=False, strip_invisible=False)
-    _request_texts(screen, request)
+    _screened_request(screen, request)
     screen.finish()
 
 
 def _texts_of(request: WriteRequest) -> Iterator[str]:
-    """Every text `_request_texts` screens."""
+    """Every text `_screened_request` screens."""
     yield request.title
     yield from (text for text in (request.claim, request.article_html, request.path, request.workspace) if text)
     yield from request.bodies
@@ -166,20 +192,20 @@ def _texts_of(request: WriteRequest) -> Iterator[str]:
     yield from (text for text in (request.session_id, request.prompt_id, request.turn_uuid) if text)
 
 
-def _request_texts(screen: _Screen, request: WriteRequest) -> dict[str, Any]:
-    return {
-        "title": screen.text("title", request.title),
-        "claim": screen.optional("claim", request.claim),
-        "bodies": screen.texts("body", request.bodies),
-        "article_html": screen.optional("article_html", request.article_html),
-        "path": screen.optional("path", request.path),
-        "workspace": screen.optional("workspace", request.workspace),
-        "tags": screen.texts("tag", request.tags),
-        "entities": screen.texts("entity", request.entities),
-        "session_id": screen.optional("session_id", request.session_id),
-        "prompt_id": screen.optional("prompt_id", request.prompt_id),
-        "turn_uuid": screen.optional("turn_uuid", request.turn_uuid),
-    }
+def _screened_request(screen: _Screen, request: WriteRequest) -> WriteRequest:
+    return request._replace(
+        title=screen.text("title", request.title),
+        claim=screen.optional("claim", request.claim),
+        bodies=screen.texts("body", request.bodies),
+        article_html=screen.optional("article_html", request.article_html),
+        path=screen.optional("path", request.path),
+        workspace=screen.optional("workspace", request.workspace),
+        tags=screen.texts("tag", request.tags),
+        entities=screen.texts("entity", request.entities),
+        session_id=screen.optional("session_id", request.session_id),
+        prompt_id=screen.optional("prompt_id", request.prompt_id),
+        turn_uuid=screen.optional("turn_uuid", request.turn_uuid),
+    )
 
 
 # The text fields of an `apply` op (with both spellings of the repeatable ones).
@@ -199,21 +225,24 @@ OP_TEXT_FIELDS: Final[tuple[str, ...]] = (
 )
 
 
-def screen_fields(fields: Mapping[str, Any], *, redact: bool, strip_invisible: bool) -> tuple[dict[str, Any], Screened]:
+def screen_fields(fields: ApplyOpFields, *, redact: bool, strip_invisible: bool) -> tuple[ApplyOpFields, Screened]:
     """An `apply` op's fields (already of the right JSON types) screened as `screen_request` screens a
     request, before its body is split into claim and paragraphs; places are the op's own keys."""
-    texts = [value for key in OP_TEXT_FIELDS for value in _listed_texts(fields.get(key))]
+    by_key: Mapping[str, object] = fields
+    texts = [value for key in OP_TEXT_FIELDS for value in _listed_texts(by_key.get(key))]
     if plainly_clear("\n".join(texts)):
-        return dict(fields), Screened()
+        return fields, Screened()
     screen = _Screen(redact=redact, strip_invisible=strip_invisible)
-    result = dict(fields)
+    result = dict(by_key)
     for key in OP_TEXT_FIELDS:
-        value = fields.get(key)
+        value = by_key.get(key)
         if isinstance(value, str):
             result[key] = screen.text(key, value)
         elif isinstance(value, list):
             result[key] = screen.texts(key, value)
-    return result, screen.finish()
+    # Screening keeps each value's JSON type (a string stays a string, a list of strings one), so the
+    # result holds the fields' shape as it was checked.
+    return cast("ApplyOpFields", result), screen.finish()
 
 
 def _listed_texts(value: object) -> list[str]:

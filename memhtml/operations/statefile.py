@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, TypedDict
 
 from memhtml.contracts.errors import InvalidMemory
 from memhtml.contracts.paths import is_memory_path
@@ -19,7 +19,39 @@ from memhtml.store.repository import open_store
 SIDECAR_PATH: Final[str] = ".memhtml/state/access.jsonl"
 
 
-def export_state(root: Path) -> dict[str, Any]:
+class StateExport(TypedDict):
+    """What `state export` wrote: the sidecar's path, rows and size, and the commit (None: unchanged)."""
+
+    path: str
+    rows: int
+    bytes: int
+    written: bool
+    commitSha: str | None
+
+
+class StateImport(TypedDict):
+    """What `state import` replayed: the sidecar's rows, how many were restored or skipped."""
+
+    path: str
+    rows: int
+    restored: int
+    skipped: int
+    hasState: bool
+
+
+class AccessRecord(TypedDict):
+    """One sidecar row, checked, as the parameters of the statement that merges it into the state database."""
+
+    path: str
+    access_count: int
+    reinforcement_count: int
+    outcome_score: float
+    last_accessed_at: str | None
+    last_reinforced_at: str | None
+    updated_at: str
+
+
+def export_state(root: Path) -> StateExport:
     """Write every access row, sorted by path, one JSON object a line (byte-stable), and commit it."""
     store = open_store(root)
     with fresh_index(store) as database:
@@ -37,7 +69,7 @@ def export_state(root: Path) -> dict[str, Any]:
     }
 
 
-def import_state(root: Path) -> dict[str, Any]:
+def import_state(root: Path) -> StateImport:
     """Replay the sidecar into the state database; each counter keeps the larger of the two values."""
     store = open_store(root)
     sidecar = store.root / SIDECAR_PATH
@@ -68,7 +100,7 @@ def sidecar_problem(root: Path) -> str | None:
     return None
 
 
-def _read_sidecar(sidecar: Path) -> tuple[list[dict[str, Any]], int]:
+def _read_sidecar(sidecar: Path) -> tuple[list[AccessRecord], int]:
     """The sidecar's rows as statement parameters, and how many were skipped: a row about a path no
     memory can have (`../x`, `.git/config`), which would never be read, or whose counters are not numbers.
     A line that is not JSON at all is refused: the file is damaged, and `state export` writes it anew."""
@@ -77,7 +109,7 @@ def _read_sidecar(sidecar: Path) -> tuple[list[dict[str, Any]], int]:
         text = sidecar.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InvalidMemory(f"{SIDECAR_PATH} is not UTF-8 text", refusal) from None
-    records: list[dict[str, Any]] = []
+    records: list[AccessRecord] = []
     skipped = 0
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

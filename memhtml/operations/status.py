@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from memhtml.index.counts import store_totals
 from memhtml.index.vectors import vector_state
@@ -15,7 +15,31 @@ from memhtml.store.repository import open_store
 from memhtml.store.scan import dirty_paths
 
 
-def status(root: Path) -> dict[str, Any]:
+class StatusHealth(TypedDict):
+    """The `status.health` data: HEAD and the dirty paths, the index's counts, freshness and vector coverage."""
+
+    root: str
+    headSha: str | None
+    dirty: bool
+    dirtyPaths: list[str]
+    countsByType: dict[str, int]
+    archivedCount: int
+    edges: int
+    derivedEdges: int
+    chunks: int
+    embeddings: int
+    traces: int
+    indexFresh: bool
+    indexHeadSha: str | None
+    embedModel: str | None
+    embedderUp: bool
+    vectorCoverage: float
+    vectorCoverageFloor: float
+    hasState: bool
+    lastSleep: None
+
+
+def status(root: Path) -> StatusHealth:
     floor = load_config().coverage_floor()  # a bad value is refused before the store is opened
     store = open_store(root)
     head = head_sha(store.root)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, Literal, TypedDict
 
 from memhtml.contracts.errors import InvalidMemory, UsageError
 from memhtml.index.parallel import CHUNK_FILES, in_order, projection_pool
@@ -20,6 +20,7 @@ from memhtml.operations.filejudgment import (
     Candidate,
     CandidateStream,
     Judgment,
+    ProblemEntry,
     Skipped,
     judge_files,
     shown_path,
@@ -31,7 +32,25 @@ _PRIVATE: Final[tuple[str, ...]] = (".git", ".memhtml")
 _LISTED_PATHS: Final[int] = 3  # paths the suggestions name
 
 
-def validate(root: Path, raw_paths: Sequence[str], *, staged: bool) -> dict[str, Any]:
+class SkippedFile(TypedDict):
+    """A file `validate` did not judge (no memory: outside the buckets, not `.html`), and why."""
+
+    path: str
+    reason: str
+
+
+class ValidationReport(TypedDict):
+    """The `validate.report` data."""
+
+    source: Literal["index", "worktree"]
+    checked: int
+    invalid: int
+    violations: list[ProblemEntry]
+    warnings: list[ProblemEntry]
+    skipped: list[SkippedFile]
+
+
+def validate(root: Path, raw_paths: Sequence[str], *, staged: bool) -> ValidationReport:
     """The `validate.report` data for `raw_paths` (none: every memory under the buckets, or everything
     staged), or `InvalidMemory` carrying it when any file has a violation."""
     targets = [confined_target(raw, root) for raw in raw_paths]
@@ -85,7 +104,7 @@ def _outside(raw: str, reason: str) -> UsageError:
     )
 
 
-def validate_candidates(candidates: CandidateStream, skipped: Sequence[Skipped], *, staged: bool) -> dict[str, Any]:
+def validate_candidates(candidates: CandidateStream, skipped: Sequence[Skipped], *, staged: bool) -> ValidationReport:
     """Judge `candidates`; the `validate.report` data, or `InvalidMemory` carrying it."""
     judgment = Judgment()
     _judge_on_every_core(candidates, judgment)
@@ -110,7 +129,7 @@ def _slices(files: Iterator[Candidate], size: int) -> Iterator[list[Candidate]]:
         yield chunk
 
 
-def report(judgment: Judgment, skipped: Sequence[Skipped], *, staged: bool) -> dict[str, Any]:
+def report(judgment: Judgment, skipped: Sequence[Skipped], *, staged: bool) -> ValidationReport:
     """The `validate.report` data: what was read, how many files were judged and how many of them are
     invalid, every violation (`{path, reason, code, line?}`), every warning, every file skipped."""
     return {
@@ -123,7 +142,7 @@ def report(judgment: Judgment, skipped: Sequence[Skipped], *, staged: bool) -> d
     }
 
 
-def refusal(data: dict[str, Any], judgment: Judgment, *, staged: bool) -> InvalidMemory:
+def refusal(data: ValidationReport, judgment: Judgment, *, staged: bool) -> InvalidMemory:
     """The failure carrying the whole report when any file has a violation (exit 1)."""
     first = judgment.violations[0]
     count = len(judgment.violations)

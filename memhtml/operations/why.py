@@ -8,7 +8,7 @@ replaced it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, Literal, TypedDict
 
 from memhtml.contracts.errors import PathNotFound
 from memhtml.contracts.paths import confine_memory_path, is_archived_path
@@ -20,7 +20,60 @@ from memhtml.store.transaction import read_committed
 MAX_CHAIN: Final[int] = 16
 
 
-def why(root: Path, raw_path: str) -> dict[str, Any]:
+class HistoryTouch(TypedDict):
+    """One commit that touched a memory: who, when, what it did to the file, and its provenance trailers."""
+
+    commit: str
+    author: str
+    authorEmail: str
+    at: str
+    subject: str
+    change: str
+    path: str
+    session: str | None
+    prompt: str | None
+    reason: str | None
+
+
+class ChainedMemory(TypedDict):
+    """A memory of a supersedes chain, read from its committed file: its title, gist and validity."""
+
+    path: str
+    title: str
+    gist: str
+    archived: bool
+    validFrom: str | None
+    validUntil: str | None
+    missing: Literal[False]
+
+
+class MissingChainLink(TypedDict):
+    """The path a supersedes chain names but no committed file holds: where the chain ends."""
+
+    path: str
+    title: None
+    missing: Literal[True]
+
+
+class MemoryProvenance(TypedDict):
+    """The `memory.why` data: a memory's stamps, the commit that wrote it, its history and its chain."""
+
+    path: str
+    title: str
+    memoryType: str | None
+    archived: bool
+    createdAt: str | None
+    updatedAt: str | None
+    session: str | None
+    prompt: str | None
+    turn: str | None
+    writtenBy: HistoryTouch | None
+    history: list[HistoryTouch]
+    predecessors: list[ChainedMemory | MissingChainLink]
+    successors: list[ChainedMemory | MissingChainLink]
+
+
+def why(root: Path, raw_path: str) -> MemoryProvenance:
     """`memory.why`: provenance, history and the supersedes chain of one committed memory."""
     path = confine_memory_path(raw_path, "why")
     store = open_store(root)
@@ -63,7 +116,7 @@ def _own_history(store: Store, memory: ParsedMemory, touches: list[Touch]) -> li
     return own
 
 
-def _touch(touch: Touch) -> dict[str, Any]:
+def _touch(touch: Touch) -> HistoryTouch:
     return {
         "commit": touch.commit,
         "author": touch.author,
@@ -80,10 +133,10 @@ def _touch(touch: Touch) -> dict[str, Any]:
     }
 
 
-def _chain(store: Store, start: ParsedMemory, *, forward: bool) -> list[dict[str, Any]]:
+def _chain(store: Store, start: ParsedMemory, *, forward: bool) -> list[ChainedMemory | MissingChainLink]:
     """Follow superseded-by (forward) or supersedes links (backward) hop by hop; a missing file or a
     cycle ends the chain, and a fork is followed along its first branch."""
-    chain: list[dict[str, Any]] = []
+    chain: list[ChainedMemory | MissingChainLink] = []
     seen: set[str] = set()
     current = start
     for _ in range(MAX_CHAIN):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple, NotRequired
 
 from memhtml.contracts.errors import InvalidMemory, MemhtmlError
 from memhtml.contracts.instants import format_instant
@@ -23,6 +23,7 @@ from memhtml.html.template import MemoryHead, finish_article, meta_line, render_
 from memhtml.html.validate import inspect_memory
 from memhtml.operations.screening import (
     Screened,
+    ScreenedFields,
     markup_problems,
     refuse_oversized_file,
     refuse_unscreened,
@@ -35,7 +36,9 @@ from memhtml.store.commit import commit_message, commit_subject
 from memhtml.store.repository import open_store
 
 if TYPE_CHECKING:
-    from memhtml.operations.nearduplicates import NearDuplicateReport
+    from memhtml.operations.conflicts import ConflictEntry
+    from memhtml.operations.indexing import CommandWarning
+    from memhtml.operations.nearduplicates import NearDuplicateFinding, NearDuplicateReport
 
 
 class WriteRequest(NamedTuple):
@@ -74,6 +77,24 @@ class WriteRequest(NamedTuple):
         )
 
 
+class MemoryWritten(ScreenedFields):
+    """The `memory.written` data: the original's fields, then `stored` and `outcome`, then the assists."""
+
+    path: str
+    created: bool
+    deduped: bool
+    existingPath: str | None
+    commitSha: str | None
+    contentHash: str
+    stored: bool
+    outcome: str
+    changed: NotRequired[list[str]]  # `updated` only: the head fields this write changed
+    conflicts: NotRequired[list[ConflictEntry]]  # asked for with --detect-conflicts
+    nearDuplicates: NotRequired[list[NearDuplicateFinding] | None]  # asked for with --detect-near-duplicates
+    nearDuplicatesDegraded: NotRequired[bool]
+    index: NotRequired[CommandWarning]  # the commit landed, but the search or the git index lags
+
+
 class WriteReport(NamedTuple):
     """The answer to a write: `stored` and `outcome` first, then the original's `memory.written` fields."""
 
@@ -84,14 +105,14 @@ class WriteReport(NamedTuple):
     commit_sha: str | None
     existing_path: str | None
     index_synced: bool
-    index_warning: dict[str, object] | None = None
+    index_warning: CommandWarning | None = None
     changed: tuple[str, ...] = ()
-    conflicts: list[dict[str, Any]] | None = None  # None: not asked for (or the index was unreadable)
+    conflicts: list[ConflictEntry] | None = None  # None: not asked for (or the index was unreadable)
     near_duplicates: NearDuplicateReport | None = None  # None: not asked for
     screened: Screened = Screened()
 
-    def as_data(self) -> dict[str, object]:
-        data: dict[str, object] = {
+    def as_data(self) -> MemoryWritten:
+        data: MemoryWritten = {
             "path": self.path,
             "created": self.outcome == "written",
             "deduped": self.outcome in ("unchanged", "updated"),
@@ -108,7 +129,7 @@ class WriteReport(NamedTuple):
         if self.near_duplicates is not None:
             data["nearDuplicates"] = self.near_duplicates.findings[0]
             data["nearDuplicatesDegraded"] = self.near_duplicates.degraded
-        data.update(self.screened.report())
+        self.screened.add_to(data)
         if self.index_warning is not None:
             data["index"] = self.index_warning
         elif not self.index_synced:

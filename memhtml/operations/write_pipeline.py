@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 from memhtml.domain.frames import frame_key
 from memhtml.index.file_lookups import active_paths_by_frame_key
 from memhtml.index.session_links import SessionLink
-from memhtml.operations.indexing import IndexSession, PhaseProgress, writable_index
+from memhtml.operations.indexing import CommandWarning, IndexSession, PhaseProgress, writable_index
 from memhtml.store.batch import ActiveOwner, BatchStored, OpOutcome, PlannedOp, store_batch
 from memhtml.store.repository import Store
 
@@ -55,7 +55,7 @@ class PipelineRun(NamedTuple):
     claims: list[ClaimFacts | None]  # per op, what the conflict classifier knows (None: a task, refused)
     candidates: list[StoredClaim] | None  # None: conflicts not asked for, or the index unreadable
     near_duplicates: NearDuplicateReport | None  # None: not asked for
-    index_warning: dict[str, object] | None  # the commit landed but the index pass did not
+    index_warning: CommandWarning | None  # the commit landed but the index pass did not
 
 
 def store_planned(
@@ -96,7 +96,7 @@ def store_planned(
     return PipelineRun(ops, stored, claims, candidates, near, index_warning)
 
 
-def staging_warning(paths: Sequence[str]) -> dict[str, object]:
+def staging_warning(paths: Sequence[str]) -> CommandWarning:
     """The commit landed, but the user's git index still shows the old state of `paths` (git refused
     the entries, or the index file is missing): a plain `git commit` would undo them until the index is
     brought in line with HEAD, which `doctor --fix` does for every memory path."""

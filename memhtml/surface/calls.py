@@ -13,16 +13,18 @@ Operations are imported inside the functions, so importing this module loads nei
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memhtml.surface.arguments import CallArguments
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from memhtml.operations.apply import ApplyAnswer
+    from memhtml.operations.browse import MemoryList, Neighborhood, Reinforcement, Resolution
     from memhtml.operations.indexing import PhaseProgress
-    from memhtml.operations.retrieval import RetrievalRequest
+    from memhtml.operations.lifecycle import Archived, Corrected, Linked, TaskAdded, TaskMoved, TaskPage
+    from memhtml.operations.read import MemoryDetail
+    from memhtml.operations.retrieval import RecallPack, RetrievalRequest, SearchHits
+    from memhtml.operations.status import StatusHealth
     from memhtml.operations.write import WriteReport, WriteRequest
 
 
@@ -99,7 +101,7 @@ def apply(root: Path, args: CallArguments, stream: str, progress: PhaseProgress 
     return apply(root, stream, options, progress=progress)
 
 
-def read(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def read(root: Path, args: CallArguments) -> MemoryDetail:
     from memhtml.operations.read import read
 
     return read(root, args.text("path") or "", *_session(args))
@@ -121,57 +123,57 @@ def _retrieval_request(args: CallArguments, **sizes: int) -> RetrievalRequest:
     )
 
 
-def search(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def search(root: Path, args: CallArguments) -> SearchHits:
     from memhtml.operations.retrieval import search
 
     return search(root, _retrieval_request(args, limit=_table_integer(args, "limit")))
 
 
-def recall(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def recall(root: Path, args: CallArguments) -> RecallPack:
     from memhtml.operations.retrieval import recall
 
     return recall(root, _retrieval_request(args, budget=_table_integer(args, "budget")))
 
 
-def correct(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def correct(root: Path, args: CallArguments) -> Corrected:
     from memhtml.operations.lifecycle import correct
 
     # An empty type tells the operation to keep the target's.
     return correct(root, args.text("target") or "", _memory_request(args), args.text("reason"))
 
 
-def link(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def link(root: Path, args: CallArguments) -> Linked:
     from memhtml.operations.lifecycle import link
 
     return link(root, args.text("src") or "", args.text("rel") or "", args.text("dst") or "")
 
 
-def archive(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def archive(root: Path, args: CallArguments) -> Archived:
     from memhtml.operations.lifecycle import archive
 
     return archive(root, args.text("path") or "", args.text("reason") or "")
 
 
-def neighbors(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def neighbors(root: Path, args: CallArguments) -> Neighborhood:
     from memhtml.operations.browse import neighbors
 
     depth, limit = _table_integer(args, "depth"), _table_integer(args, "limit")
     return neighbors(root, args.text("path") or "", depth, limit, args.texts("rel"))
 
 
-def resolve(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def resolve(root: Path, args: CallArguments) -> Resolution:
     from memhtml.operations.browse import resolve
 
     return resolve(root, args.text("path") or "")
 
 
-def reinforce(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def reinforce(root: Path, args: CallArguments) -> Reinforcement:
     from memhtml.operations.browse import reinforce
 
     return reinforce(root, args.texts("path"), args.text("signal") or "")
 
 
-def list_memories(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def list_memories(root: Path, args: CallArguments) -> MemoryList:
     from memhtml.operations.browse import ListRequest, list_memories
     from memhtml.operations.retrieval import facet_pairs
 
@@ -190,13 +192,13 @@ def list_memories(root: Path, args: CallArguments) -> Mapping[str, Any]:
     return list_memories(root, request)
 
 
-def status(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def status(root: Path, args: CallArguments) -> StatusHealth:
     from memhtml.operations.status import status
 
     return status(root)
 
 
-def task_add(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def task_add(root: Path, args: CallArguments) -> TaskAdded:
     from memhtml.operations.lifecycle import task_add, task_request
 
     session_id, prompt_id, turn_uuid = _session(args)
@@ -219,13 +221,13 @@ def task_add(root: Path, args: CallArguments) -> Mapping[str, Any]:
     return task_add(root, request)
 
 
-def task_status(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def task_status(root: Path, args: CallArguments) -> TaskMoved:
     from memhtml.operations.lifecycle import task_status
 
     return task_status(root, args.text("path") or "", args.text("status") or "", args.text("reason"))
 
 
-def task_list(root: Path, args: CallArguments) -> Mapping[str, Any]:
+def task_list(root: Path, args: CallArguments) -> TaskPage:
     from memhtml.operations.lifecycle import task_list
 
     return task_list(
