@@ -1,6 +1,6 @@
 """The executable loads its modules without the cyclic collector running every 700 allocations: the
 threshold its package sets leaves a command's start-up a collection or two, where Python's own gave
-two dozen (≈5 ms of an update after one commit)."""
+two dozen."""
 
 from __future__ import annotations
 
