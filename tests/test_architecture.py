@@ -1,11 +1,13 @@
 """Architecture rules that a review would otherwise have to remember: start-up imports, purity of the
-inner layers, the single reader of the environment, module size and docstrings."""
+inner layers, every dependency confined to its module, the single reader of the environment, module size
+and docstrings."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -41,22 +43,44 @@ def python_modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
+def third_party_imports(module: Path) -> list[str]:
+    """The top-level names of what `module` imports from outside the package and the standard library."""
+    found = []
+    for node in ast.walk(ast.parse(module.read_text())):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        found += [
+            top for name in names if (top := name.split(".")[0]) != "memhtml" and top not in sys.stdlib_module_names
+        ]
+    return found
+
+
 def test_inner_layers_import_only_the_standard_library() -> None:
-    offenders = []
-    for layer in ("contracts", "domain"):
-        for module in (PACKAGE / layer).rglob("*.py"):
-            tree = ast.parse(module.read_text())
-            for node in ast.walk(tree):
-                names = []
-                if isinstance(node, ast.Import):
-                    names = [alias.name for alias in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                    names = [node.module]
-                for name in names:
-                    top = name.split(".")[0]
-                    if top != "memhtml" and top not in sys.stdlib_module_names:
-                        offenders.append(f"{module.name}: {name}")
+    offenders = [
+        f"{module.name}: {name}"
+        for layer in ("contracts", "domain")
+        for module in (PACKAGE / layer).rglob("*.py")
+        for name in third_party_imports(module)
+    ]
     assert offenders == []
+
+
+def test_every_dependency_the_package_imports_is_confined_by_an_import_contract() -> None:
+    """A new dependency is denied everywhere until a contract of pyproject.toml forbids it to the whole
+    package and names the one module allowed to import it (`lint-imports` then holds it there)."""
+    settings = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())
+    confined = {
+        name
+        for contract in settings["tool"]["importlinter"]["contracts"]
+        if contract["type"] == "forbidden" and contract["source_modules"] == ["memhtml"]
+        for name in contract["forbidden_modules"]
+    }
+    imported = {name for module in python_modules() for name in third_party_imports(module)}
+    assert imported, "the scan found no import at all"
+    assert sorted(imported - confined) == []
 
 
 def test_only_the_configuration_module_reads_the_environment() -> None:
