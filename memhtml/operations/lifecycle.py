@@ -172,8 +172,8 @@ def archive(root: Path, raw_path: str, reason: str, now: dt.datetime | None = No
 def correct(
     root: Path, raw_target: str, request: WriteRequest, reason: str | None, now: dt.datetime | None = None
 ) -> Corrected:
-    """`correct`: write the corrected memory beside the target (carrying its tags, entities and
-    workspace), archive the target as superseded, one commit. See `correct_memory` for dedupe.
+    """`correct`: write the corrected memory beside the target (carrying its tags, entities, workspace,
+    importance and confidence), archive the target as superseded, one commit. See `correct_memory` for dedupe.
     The caller's texts and the reason (a commit trailer) are screened before the store is opened, the
     carried tags and entities once they are read."""
     target = confine_memory_path(raw_target, "correct")
@@ -191,6 +191,9 @@ def correct(
         memory_type=request.memory_type or (current.memory_type or "semantic"),
         tags=list(dict.fromkeys([*current.tags, *request.tags])),
         entities=list(dict.fromkeys([*current.entities, *request.entities])),
+        # A correction restates one fact: how sure and how important it is carry unless it says anew.
+        importance=request.importance if request.importance is not None else current.importance,
+        confidence=request.confidence if request.confidence is not None else current.confidence,
     )
     carried, screened_carried = screen_request(carried)
     screened = merged(merged(screened, screened_reason), screened_carried)

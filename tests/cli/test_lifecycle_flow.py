@@ -49,6 +49,24 @@ def test_correct_is_one_commit_that_carries_tags_entities_and_placement(store_ro
     assert resolved["stopReason"] == "live" and resolved["path"] == data["path"]
 
 
+def test_correct_carries_importance_and_confidence_unless_it_gives_new_ones(store_root: Path) -> None:
+    run_cli("write", "--repo", str(store_root), *RETRY, "--importance", "8", "--confidence", "0.9")
+    carried = run_cli(
+        "correct", RETRY_PATH, "--repo", str(store_root), "--title", "Retry budget v2",
+        "--claim", "The retry budget of the gateway is 4.",
+    )  # fmt: skip
+    assert carried.status == 0, carried.stdout + carried.stderr
+    successor = parse_memory((store_root / carried.data["path"]).read_text())
+    assert (successor.importance, successor.confidence) == (8, 0.9)
+    given = run_cli(
+        "correct", carried.data["path"], "--repo", str(store_root), "--title", "Retry budget v3",
+        "--claim", "The retry budget of the gateway is 5.", "--importance", "3", "--confidence", "0.5",
+    )  # fmt: skip
+    assert given.status == 0, given.stdout + given.stderr
+    latest = parse_memory((store_root / given.data["path"]).read_text())
+    assert (latest.importance, latest.confidence) == (3, 0.5)
+
+
 def test_correcting_with_the_same_title_keeps_the_path(store_root: Path) -> None:
     run_cli("write", "--repo", str(store_root), *RETRY)
     answer = run_cli(
