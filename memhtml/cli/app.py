@@ -297,4 +297,4 @@ def serve_mcp_command(responder: Responder, invocation: Invocation) -> None:
     from memhtml.mcp.server import serve
 
     serve(_root(responder))  # the server owns stdin and stdout until the session ends
-    responder.answer("serve.exit", {"server": "memhtml-mcp", "exitCode": 0, "signal": None})
+    responder.answer_beside_protocol("serve.exit", {"server": "memhtml-mcp", "exitCode": 0, "signal": None})

@@ -53,6 +53,15 @@ class Responder:
             # The answer was the whole result; a write's status still says what it stored.
             self.status = EXIT_FAILURE
 
+    def answer_beside_protocol(self, response_type: str, data: Mapping[str, Any]) -> None:
+        """Answer on stderr: stdout carried a protocol (the MCP session) whose client reads every line
+        of it as a message, so nothing may follow the stream there."""
+        self.status = EXIT_OK
+        self.answered = True
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(encode(success(response_type, data), dense=self.dense))
+            sys.stderr.flush()
+
     def show(self, emit: Callable[[], object]) -> None:
         """Render something that is not an envelope (help on a terminal); a lost rendering fails the command."""
         self.answered = True

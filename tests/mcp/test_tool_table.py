@@ -142,3 +142,25 @@ def test_memhtml_serve_mcp_runs_the_same_server(store_root: Path, tmp_path: Path
                 return {tool.name for tool in (await session.list_tools()).tools}
 
     assert anyio.run(list_tools) == {tool.name for tool in TOOLS}
+
+
+def test_memhtml_serve_mcp_leaves_stdout_to_the_protocol(store_root: Path) -> None:
+    # An MCP client parses every line of the server's stdout as JSON-RPC: the `serve.exit` envelope
+    # goes to stderr once the session is over, never after the stream.
+    initialize = (
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        '"capabilities":{},"clientInfo":{"name":"test","version":"1"}}}\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "memhtml", "serve", "mcp", "--repo", str(store_root)],
+        input=initialize,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert lines, "the server answered nothing"
+    assert all('"jsonrpc":"2.0"' in line.replace(" ", "") for line in lines), lines
+    assert '"type": "serve.exit"' in done.stderr or '"type":"serve.exit"' in done.stderr, done.stderr
