@@ -5,9 +5,10 @@ An interrupt that lands inside an import can do worse than stop it: Python wraps
 body's `__set_name__` in a RuntimeError, swallows one raised in its import locks' callbacks (printing
 "Exception ignored" and going on), and a native module being built aborts the process. So while the
 command line's modules load, SIGINT, SIGTERM and SIGHUP are only noted, and one that arrived is answered
-once they have loaded. This module sits at the top of the package, not in `memhtml.cli`, so no package's
-own start-up runs before it, and it imports nothing at module level (not even `__future__`, which is a
-real import).
+once they have loaded; one that arrives after that, before the command takes the signals itself, is
+handed to the command, which answers it as an interrupt. This module sits at the top of the package, not
+in `memhtml.cli`, so no package's own start-up runs before it, and it imports nothing at module level
+(not even `__future__`, which is a real import).
 
 What it prints is a failure envelope written out here (a test holds it to the shape every door's
 failures have): nothing has run yet, so it says, for every command, that nothing was stored. Once
@@ -35,12 +36,15 @@ def main() -> None:
         previous = {number: signal.signal(number, lambda signum, _: arrived.append(signum)) for number in taken}
         try:
             from memhtml.cli.entry import main as run_command
-        finally:
+        except BaseException:
             for number, handler in previous.items():
                 signal.signal(number, handler)
+            raise
         if arrived:
             answer_interrupted()
-        run_command()
+        # The noting handlers stay until the command takes the signals itself: one raised by Python's
+        # own handler in between could land in a callback of the import machinery and be lost.
+        run_command(noted=arrived)
     except KeyboardInterrupt:
         answer_interrupted()
 

@@ -21,12 +21,17 @@ from memhtml.operations.config import Config, calm_blas_threads, load_config
 from memhtml.store import interrupts
 
 
-def main(argv: list[str] | None = None) -> NoReturn:
+def main(argv: list[str] | None = None, *, noted: list[int] | None = None) -> NoReturn:
+    """Run one command line and end the process. `noted` holds the signals the launcher's handlers
+    noted after its imports (they stay installed until the command takes the signals here)."""
     lifetime.end_by_exit()  # `_end_process`: what the kernel releases at the exit may wait for it
     calm_blas_threads()
     _open_missing_streams()
+    arguments = sys.argv[1:] if argv is None else argv
     with interrupts.signals_taken():  # held to the exit, so a landed write's answer is never cut off
-        _end_process(run(sys.argv[1:] if argv is None else argv))
+        if noted:
+            _end_process(_interrupted(arguments))
+        _end_process(run(arguments))
 
 
 def _open_missing_streams() -> None:
@@ -98,11 +103,14 @@ def run(argv: list[str]) -> int:
         with interrupts.signals_taken():
             return _run(argv)
     except KeyboardInterrupt:  # before the command's own handling began, or while it answered
-        responder = Responder(
-            command="", json_mode="--json" in argv or not sys.stdout.isatty(), dense="--dense" in argv
-        )
-        responder.refuse(Interrupted())
-        return responder.status
+        return _interrupted(argv)
+
+
+def _interrupted(argv: list[str]) -> int:
+    """Answer an interrupt that came before the command's own handling began."""
+    responder = Responder(command="", json_mode="--json" in argv or not sys.stdout.isatty(), dense="--dense" in argv)
+    responder.refuse(Interrupted())
+    return responder.status
 
 
 def _run(argv: list[str]) -> int:

@@ -17,6 +17,7 @@ run by a library caller) and put back after it.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import signal
 import threading
@@ -25,6 +26,7 @@ from types import FrameType
 from typing import Final
 
 TAKEN_SIGNALS: Final[tuple[signal.Signals, ...]] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+RETRY_SECONDS: Final[float] = 0.001  # how soon a signal that landed inside an import is delivered again
 
 
 class _State:
@@ -37,6 +39,14 @@ class _State:
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     if _State.landed or _State.depth:
         _State.pending = signum
+        return
+    if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        # Raised in the import machinery's lock callbacks, an exception is printed and lost while the
+        # import goes on. The signal is delivered again a moment later, from a thread (tripped from
+        # here, it would come back at once, still inside the machinery), until it lands outside.
+        retry = threading.Timer(RETRY_SECONDS, _thread.interrupt_main, (signum,))
+        retry.daemon = True
+        retry.start()
         return
     raise KeyboardInterrupt(f"signal {signum}")
 

@@ -114,3 +114,70 @@ def test_the_launcher_is_the_first_code_of_ours_to_run_and_imports_nothing_befor
         assert not [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)], module
     entry_points = (Path(memhtml.__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
     assert 'memhtml = "memhtml.launch:main"' in entry_points
+
+
+# Runs the launcher with a Ctrl-C (a real SIGINT) sent in the hand-over from the launcher to the
+# command, from inside a weakref callback, where Python prints an exception and goes on (as it does in
+# its import locks' callbacks, which run whenever a lock is collected).
+SIGNAL_IN_THE_HAND_OVER = """
+import os, signal, sys, weakref
+import memhtml.cli.entry as entry
+
+command = entry.main
+
+def handed_over(*args, **kwargs):
+    class Box:
+        pass
+    box = Box()
+    watcher = weakref.ref(box, lambda _: [os.kill(os.getpid(), signal.SIGINT), sum(range(1000))])
+    del box
+    command(*args, **kwargs)
+
+entry.main = handed_over
+sys.argv = ["memhtml", *sys.argv[1:]]
+from memhtml.launch import main
+main()
+"""
+
+
+def test_a_signal_between_the_launcher_and_the_command_interrupts_it_in_one_envelope(store_root: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_IN_THE_HAND_OVER, "status", "--repo", str(store_root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1, done.stdout
+    envelope = json.loads(done.stdout)
+    assert envelope["code"] == "ERR_UNKNOWN" and envelope["retryable"] is True
+    assert envelope["error"].startswith("interrupted before the command")
+
+
+# The command's own handler, asked to raise while the import machinery runs (where Python would print
+# the exception and go on), raises the signal again instead, to be taken once the machinery is left.
+SIGNAL_INSIDE_THE_IMPORT_MACHINERY = """
+import signal, time, types
+from memhtml.store import interrupts
+
+inside = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="<frozen importlib._bootstrap>"))
+with interrupts.signals_taken():
+    try:
+        interrupts._on_signal(signal.SIGINT, inside)
+    except KeyboardInterrupt:
+        raise SystemExit("raised inside the import machinery")
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            pass
+    except KeyboardInterrupt as taken:
+        raise SystemExit(0 if str(taken) == "signal 2" else f"taken as {taken!r}")
+raise SystemExit("the signal was lost")
+"""
+
+
+def test_a_signal_inside_the_import_machinery_is_taken_once_it_is_left() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_INSIDE_THE_IMPORT_MACHINERY], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
