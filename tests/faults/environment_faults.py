@@ -287,7 +287,7 @@ def startup_interrupt(bench: Bench, tries: int) -> Tally:
     tally = Tally("Ctrl-C during start-up")
     root = bench.store("startup")
     rng = random.Random(7)
-    silent = before_us = 0
+    silent = before_us = lost_before_us = 0
     for attempt in range(tries):
         tally.tries += 1
         process = bench.start("status", "--repo", str(root))
@@ -299,12 +299,29 @@ def startup_interrupt(bench: Bench, tries: int) -> Tally:
         ended_by_signal = process.returncode == -signal.SIGINT and not stdout and not stderr.strip()
         if answer.envelope is None and not stdout and _only_interpreter_start_up(stderr):
             before_us += 1
+        elif answer.envelope is not None and _lost_by_the_interpreter_before_us(stderr):
+            lost_before_us += 1
         elif "Traceback" in stderr or not (ended_by_signal or answer.envelope is not None):
             tally.fail(f"try {attempt}: exit {process.returncode}, stderr {stderr[-120:]!r}")
         silent += ended_by_signal
     tally.notes.append(f"{silent} ended by the signal before Python took it, nothing printed")
     tally.notes.append(f"{before_us} taken by the interpreter before memhtml's first statement ran (its traceback)")
+    tally.notes.append(
+        f"{lost_before_us} taken by the interpreter in an import lock's callback before memhtml's first "
+        "statement ran, printed and lost there (the command then ran as if not interrupted)"
+    )
     return tally
+
+
+def _lost_by_the_interpreter_before_us(stderr: str) -> bool:
+    """Python's own handler (a bare `KeyboardInterrupt`, where memhtml's says which signal) raised in an
+    import lock's callback while the executable's wrapper imported our first module: Python prints it
+    as "Exception ignored" and goes on, before any code of ours could take the signal."""
+    return (
+        "Exception ignored in: <function _get_module_lock.<locals>.cb" in stderr
+        and re.search(r"KeyboardInterrupt: *\n", stderr) is not None
+        and not re.search(r'File "[^"]*/memhtml/[^"]*\.py"', stderr)
+    )
 
 
 def _only_interpreter_start_up(stderr: str) -> bool:
