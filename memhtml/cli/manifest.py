@@ -17,14 +17,12 @@ from memhtml.surface.commands import (
     CLI_SUMMARY,
     COMMANDS,
     COMPAT_VERSION,
-    CONFIG_VARS,
     GLOBAL_FLAGS,
-    GUIDE,
-    RESPONSE_TYPES,
     ArgSpec,
     CommandSpec,
     FlagSpec,
 )
+from memhtml.surface.manifest_facts import CONFIG_VARS, GUIDE, RESPONSE_TYPES
 
 
 def manifest_data(version: str) -> dict[str, Any]:
