@@ -131,15 +131,18 @@ def _run(argv: list[str]) -> int:
     json_mode = invocation.json or config.force_json or not stdout_is_tty
     name = invocation.command.name if invocation.command else "manifest"
     responder = Responder(command=name, json_mode=json_mode, dense=invocation.dense)
-    if name in ("manifest", "help") or invocation.help:
+    if name in ("manifest", "help", "version") or invocation.help:
         return _describe(responder, invocation)
     responder.root = config.resolve_root(invocation.repo)
     return _dispatch(responder, invocation)
 
 
 def _describe(responder: Responder, invocation: Invocation) -> int:
-    from memhtml.cli.manifest import help_data, help_markdown, manifest_data
+    from memhtml.cli.manifest import help_data, help_markdown, manifest_data, version_data
 
+    if invocation.command is not None and invocation.command.name == "version" and not invocation.help:
+        responder.answer("cli.version", version_data(__version__))
+        return responder.status
     target = invocation.help_target()
     # The manifest is a machine contract: JSON even on a terminal, as in the original.
     describing_help = invocation.help or (invocation.command is not None and invocation.command.name == "help")

@@ -42,6 +42,11 @@ def manifest_data(version: str) -> dict[str, Any]:
     }
 
 
+def version_data(version: str) -> dict[str, Any]:
+    """The `cli.version` payload: this CLI's name and version, the contract it keeps, the envelope's."""
+    return {"name": CLI_NAME, "version": version, "compat": COMPAT_VERSION, "apiVersion": API_VERSION}
+
+
 def command_entry(command: CommandSpec) -> dict[str, Any]:
     """One command as the manifest lists it."""
     return {

@@ -16,6 +16,10 @@ from rich.text import Text
 
 def render_success(response_type: str, data: Mapping[str, Any]) -> None:
     console = Console()
+    if response_type == "cli.version":
+        line = f"{data['name']} {data['version']} (the command contract of memhtml {data['compat']})"
+        console.print(line, highlight=False)
+        return
     if response_type == "validate.report":
         console.print(Panel(_validation(data), title=response_type, title_align="left", border_style="green"))
         return

@@ -158,6 +158,16 @@ COMMANDS: Final[tuple[CommandSpec, ...]] = (
         opens_repo=False,
     ),
     CommandSpec(
+        name="version",
+        summary="Print this CLI's version and the memhtml command contract it keeps; `memhtml --version` "
+        "and `memhtml -V` are the same.",
+        args=(),
+        flags=(),
+        response_types=("cli.version",),
+        examples=("memhtml version", "memhtml --version"),
+        opens_repo=False,
+    ),
+    CommandSpec(
         name="help",
         summary="Describe one command: usage, arguments, flags, response type, examples. Markdown on "
         "a terminal, a cli.help envelope when piped.",
@@ -640,7 +650,7 @@ def command_named(name: str) -> CommandSpec | None:
 
 # Commands the original does not have.
 ADDED_COMMANDS: Final[tuple[str, ...]] = (
-    *("batch", "why", "conflicts audit", "eval locomo", "eval supersession"),
+    *("version", "batch", "why", "conflicts audit", "eval locomo", "eval supersession"),
     *(command.name for command in ADDED_HEALTH_COMMANDS),
 )
 

@@ -61,6 +61,7 @@ RESPONSE_TYPES: Final[tuple[str, ...]] = (
     "eval.supersession",
     "validate.report",
     "hooks.report",
+    "cli.version",
 )
 
 CONFIG_VARS: Final[tuple[ConfigVar, ...]] = (

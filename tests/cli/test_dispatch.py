@@ -20,7 +20,7 @@ import memhtml.surface.calls
 from memhtml.cli.dispatch import command, handler_for, registered_commands
 from memhtml.surface.commands import COMMANDS, command_named
 
-DESCRIBING = {"manifest", "help"}
+DESCRIBING = {"manifest", "help", "version"}
 ACCESSORS = {"text", "texts", "flag", "integer", "number"}
 HELPERS_TAKING_A_NAME = {"_text", "_integer", "_table_integer"}
 # Flags the contract accepts for the original's command lines and documents as changing nothing.

@@ -4,12 +4,15 @@ failure reported after a commit landed."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import git, run_cli
 
@@ -137,6 +140,7 @@ def test_manifest_lists_exactly_the_commands_that_exist() -> None:
     names = [command["name"] for command in answer.data["commands"]]
     assert names == [
         "manifest",
+        "version",
         "help",
         "init",
         "write",
@@ -237,3 +241,20 @@ def test_a_batch_answer_on_a_terminal_lists_its_ops_in_brief_and_the_refused_one
     assert "stored true · partial true · commit " in screen
     piped = run_cli("apply", "--repo", str(store_root), "--file", str(batch), "--continue-on-error")
     assert len(piped.data["results"]) == 30
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["-V"], ["version"]])
+def test_the_version_is_the_installed_package_s(argv: list[str]) -> None:
+    answer = run_cli(*argv)
+    assert answer.status == 0, answer.stderr
+    assert answer.envelope["type"] == "cli.version"
+    assert answer.data["version"] == importlib.metadata.version("memhtml")
+    assert answer.data["compat"] == "0.15.1" and answer.data["name"] == "memhtml"
+
+
+def test_an_unknown_flag_on_a_bare_line_is_refused_not_answered_with_the_manifest() -> None:
+    answer = run_cli("--bogus")
+    assert answer.status == 2
+    assert answer.envelope["code"] == "ERR_INVALID_FLAG" and "cli.manifest" not in answer.stdout
+    assert answer.envelope["suggestions"][-1] == "memhtml help manifest"
+    assert run_cli(*answer.envelope["suggestions"][-1].split()[1:]).status == 0  # the suggestion runs

@@ -79,9 +79,23 @@ def test_help_alone_and_bare_invocation_answer_with_the_manifest() -> None:
     bare = parse()
     assert bare.command is None and bare.help_target() is None and not bare.help
     assert parse("--help").command is None and parse("-h").help
-    # Like the original, a bare line checks nothing: unknown flags still get the manifest.
-    assert parse("--titel").command is None
     assert parse("--dense", "--repo", "/tmp/x").dense
+    # Unlike the original, which answers a bare line's typo with the manifest, a flag that is no
+    # global flag is refused, with the nearest ones.
+    assert refusal("--titel") == ("ERR_INVALID_FLAG", "unknown flag: --titel", ["memhtml help manifest"])
+    assert refusal("--verison") == (
+        "ERR_INVALID_FLAG",
+        "unknown flag: --verison",
+        ["memhtml --version", "memhtml --json", "memhtml help manifest"],
+    )
+
+
+def test_version_and_its_two_flags_name_the_version_command() -> None:
+    for argv in (["version"], ["--version"], ["-V"], ["--json", "--version"], ["-V", "--dense"]):
+        assert parse(*argv).command is command_named("version"), argv
+    assert parse("-V", "--dense").dense
+    # Not a global flag: beside a command it is that command's unknown flag.
+    assert refusal("write", "--version", "--title", "t")[0] == "ERR_INVALID_FLAG"
 
 
 def test_help_on_an_unknown_command_is_an_unknown_command() -> None:

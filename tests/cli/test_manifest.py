@@ -33,7 +33,7 @@ ORIGINAL_ERROR_CODES = [
 ORIGINAL_MANIFEST = Path("/tmp/orig/manifest.json")
 # The commands this version has, in the original's relative order.
 BUILT_COMMANDS = [
-    "manifest", "help", "init", "write", "apply", "batch", "read", "search", "recall", "correct", "link",
+    "manifest", "version", "help", "init", "write", "apply", "batch", "read", "search", "recall", "correct", "link",
     "neighbors", "resolve", "archive", "why", "reinforce", "list", "entity activity", "task add", "task status",
     "task list", "conflicts audit",
     "index rebuild", "index update", "index embed", "index status", "status", "doctor", "validate", "hooks install", "hooks uninstall", "eval discriminate", "eval locomo", "eval supersession", "state export", "state import", "serve mcp",
