@@ -161,6 +161,7 @@ import signal, time, types
 from memhtml.store import interrupts
 
 inside = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="<frozen importlib._bootstrap>"))
+interrupts.RETRY_SECONDS = 0.5  # the retry must not land before the first block below is left, on a busy machine
 with interrupts.signals_taken():
     try:
         interrupts._on_signal(signal.SIGINT, inside)
