@@ -204,21 +204,11 @@ def neighbors(root: Path, raw_path: str, depth: int, limit: int, rels: Sequence[
             if not forward and not backward:
                 break
     ordered = sorted(seen.values(), key=lambda node: (node["hop"], node["path"]))
-    nodes: list[NeighborNode] = [
-        {
-            "path": node["path"],
-            "title": node["title"],
-            "hop": node["hop"],
-            "rel": node["rel"],
-            "derived": node["derived"],
-        }
-        for node in ordered[:limit]
-    ]
     return {
         "center": center,
         "depth": depth,
         "limit": limit,
-        "nodes": nodes,
+        "nodes": ordered[:limit],
         "edges": len(walked),
         "nodesDropped": max(len(ordered) - limit, 0),
         "scanSaturated": saturated,

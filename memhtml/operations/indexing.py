@@ -46,7 +46,7 @@ class CommandWarning(TypedDict):
 
 
 class SkippedPath(TypedDict):
-    """A file an index pass left out of the index, and why."""
+    """A file a pass left out (of the index, of a `validate` run), and why."""
 
     path: str
     reason: str

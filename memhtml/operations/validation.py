@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Final, Literal, TypedDict
+from typing import TYPE_CHECKING, Final, Literal, TypedDict
 
 from memhtml.contracts.errors import InvalidMemory, UsageError
 from memhtml.index.parallel import CHUNK_FILES, in_order, projection_pool
@@ -27,16 +27,12 @@ from memhtml.operations.filejudgment import (
 )
 from memhtml.operations.validation_sources import open_repository, staged_sources, worktree_sources
 
+if TYPE_CHECKING:
+    from memhtml.operations.indexing import SkippedPath
+
 # Directories of the store that hold no memories: git's own, and the index and state databases.
 _PRIVATE: Final[tuple[str, ...]] = (".git", ".memhtml")
 _LISTED_PATHS: Final[int] = 3  # paths the suggestions name
-
-
-class SkippedFile(TypedDict):
-    """A file `validate` did not judge (no memory: outside the buckets, not `.html`), and why."""
-
-    path: str
-    reason: str
 
 
 class ValidationReport(TypedDict):
@@ -47,7 +43,7 @@ class ValidationReport(TypedDict):
     invalid: int
     violations: list[ProblemEntry]
     warnings: list[ProblemEntry]
-    skipped: list[SkippedFile]
+    skipped: list[SkippedPath]  # files that are no memory: outside the buckets, not `.html`
 
 
 def validate(root: Path, raw_paths: Sequence[str], *, staged: bool) -> ValidationReport:
