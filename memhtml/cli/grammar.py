@@ -29,7 +29,8 @@ from memhtml.surface.commands import (
 UNKNOWN_COMMAND: Final = "ERR_UNKNOWN_COMMAND"
 MISSING_ARGUMENT: Final = "ERR_MISSING_ARGUMENT"
 INVALID_FLAG: Final = "ERR_INVALID_FLAG"
-VERSION_FLAG: Final = "version"  # `memhtml --version` and `-V`: the `version` command, on a bare line only
+VERSION_FLAG: Final = "version"  # `memhtml --version`: the `version` command, on a bare line only
+SHORT_VERSION: Final = "-V"
 UNEXPECTED_ARGUMENT: Final = "ERR_UNEXPECTED_ARGUMENT"
 REPO_REQUIRED: Final = "ERR_REPO_REQUIRED"
 
@@ -150,8 +151,8 @@ def parse_command_line(argv: list[str], *, refuse_env_root: bool, stdout_is_tty:
     """Apply the grammar in the original's order; raise `UsageError` for the first violation found."""
     tokens = _tokenize(argv)
     words = _drop_leading_blanks(tokens.positionals)
-    if not words:
-        return _bare(tokens, stdout_is_tty)
+    if not words or words == [SHORT_VERSION]:
+        return _bare(tokens, stdout_is_tty, version_asked=bool(words))
     command, word_count = _resolve_command(words)
     positionals = tuple(words[word_count:])
     if _help_requested(tokens.flags):
@@ -198,9 +199,6 @@ def _tokenize(argv: list[str]) -> _Tokens:
         if token == "-h":
             tokens.flags.append(_FlagToken("help", token))
             continue
-        if token == "-V":
-            tokens.flags.append(_FlagToken(VERSION_FLAG, token))
-            continue
         if not token.startswith("--"):
             tokens.positionals.append(token)
             continue
@@ -226,10 +224,11 @@ def _tokenize(argv: list[str]) -> _Tokens:
     return tokens
 
 
-def _bare(tokens: _Tokens, stdout_is_tty: bool) -> Invocation:
-    """`memhtml` with flags only: the manifest, or the version for `--version`/`-V`. Global flags are
-    read as leniently as the original reads them; a flag that is none of them is refused (the original
-    answers the manifest whatever it was given, so a typo went unnoticed)."""
+def _bare(tokens: _Tokens, stdout_is_tty: bool, *, version_asked: bool) -> Invocation:
+    """`memhtml` with flags only: the manifest, or the version for `--version` (or a lone `-V`, which
+    stays a word anywhere else: `search -V` looks for it). Global flags are read as leniently as the
+    original reads them; a flag that is none of them is refused (the original answers the manifest
+    whatever it was given, so a typo went unnoticed)."""
     known = {*_GLOBAL_NAMES, VERSION_FLAG}
     for token in tokens.flags:
         if token.name not in known:
@@ -238,7 +237,7 @@ def _bare(tokens: _Tokens, stdout_is_tty: bool) -> Invocation:
             # A bare line answers the manifest, so its help is the manifest's.
             suggestions = [f"memhtml --{name}" for name in names] + ["memhtml help manifest"]
             raise UsageError(INVALID_FLAG, f"unknown flag: {typed}", suggestions)
-    if any(token.name == VERSION_FLAG for token in tokens.flags):
+    if version_asked or any(token.name == VERSION_FLAG for token in tokens.flags):
         return _invocation(command_named("version"), (), _lenient_globals(tokens), stdout_is_tty, help_topic=None)
     return _invocation(None, (), _lenient_globals(tokens), stdout_is_tty, help_topic=None)
 

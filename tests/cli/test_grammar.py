@@ -94,6 +94,7 @@ def test_version_and_its_two_flags_name_the_version_command() -> None:
     for argv in (["version"], ["--version"], ["-V"], ["--json", "--version"], ["-V", "--dense"]):
         assert parse(*argv).command is command_named("version"), argv
     assert parse("-V", "--dense").dense
+    assert parse("search", "-V").text("query") == "-V"  # anywhere else it is a word, as before
     # Not a global flag: beside a command it is that command's unknown flag.
     assert refusal("write", "--version", "--title", "t")[0] == "ERR_INVALID_FLAG"
 
